@@ -1,0 +1,49 @@
+# gallerygen: every set-up step lives here, so that a fresh Debian machine with the Swift
+# toolchain needs only `make demo` or `make test`.
+
+SWIFT ?= swift
+SITE ?= Site
+# C libraries (headers for the build), the `vips` tools (tests and benchmarks make images with them).
+APT_PACKAGES := pkg-config libvips-dev libvips-tools libcmark-gfm-dev libcmark-gfm-extensions-dev
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN_DEBUG := .build/debug/gallerygen
+
+.PHONY: all deps build release demo test lint format bench clean
+
+all: build
+
+## deps: install the Debian packages the build needs, if any is missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## demo: build the sample site in Site/ and say where it is.
+demo: build
+	$(BIN_DEBUG) build $(SITE)
+	@echo
+	@echo "Open $(abspath $(SITE))/public/index.html in a browser."
+
+## test: the whole test suite.
+test: deps
+	$(SWIFT) test
+
+## lint: swift format's checks, with the checked-in .swift-format.
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+clean:
+	rm -rf .build $(SITE)/public $(SITE)/.gallerygen-cache

@@ -1,0 +1,70 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Module graph (shared/DESIGN.md): each module imports only what is above it in this list,
+// stage modules exchange GalleryCore values and never import each other.
+let package = Package(
+    name: "gallerygen",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gallerygen", targets: ["gallerygen"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "GalleryCore"),
+        .target(name: "Feed", dependencies: ["GalleryCore"]),
+        .target(
+            name: "Loading",
+            dependencies: [
+                "GalleryCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(
+            name: "CCmarkGFM",
+            pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+        ),
+        .target(name: "Imaging", dependencies: ["GalleryCore", "CVips"]),
+        .target(name: "Markdown", dependencies: ["GalleryCore", "CCmarkGFM"]),
+        .target(
+            name: "Rendering",
+            dependencies: ["GalleryCore", .product(name: "Mustache", package: "swift-mustache")],
+            resources: [.copy("Theme")]
+        ),
+        .target(
+            name: "GalleryBuild",
+            dependencies: [
+                "GalleryCore", "Feed", "Loading", "Imaging", "Markdown", "Rendering",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "gallerygen",
+            dependencies: ["GalleryBuild", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["GalleryCore", "Imaging", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "GalleryCoreTests", dependencies: ["GalleryCore"]),
+        .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore"]),
+        .testTarget(name: "LoadingTests", dependencies: ["Loading", "GalleryCore", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "GalleryCore", "TestSupport"]),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "GalleryCore"], resources: [.copy("Golden")]),
+        .testTarget(name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["GalleryCore", "TestSupport"]),
+    ]
+)

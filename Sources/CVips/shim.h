@@ -1,0 +1,124 @@
+// Fixed-arity wrappers around the variadic parts of libvips that gallerygen uses.
+// Swift cannot call C variadic functions or function-like macros (VIPS_INIT), so each call
+// the Imaging module needs is spelled out here with its options as plain parameters.
+#ifndef GALLERYGEN_CVIPS_SHIM_H
+#define GALLERYGEN_CVIPS_SHIM_H
+
+#include <vips/vips.h>
+
+/// Starts libvips once per process; returns 0 on success.
+static inline int gg_vips_init(const char *argv0) {
+    return vips_init(argv0);
+}
+
+/// Batch settings: no operation cache (it would hold images across thousands of files) and
+/// `threads` worker threads per image pipeline.
+static inline void gg_vips_configure(int threads) {
+    vips_cache_set_max(0);
+    vips_concurrency_set(threads);
+}
+
+/// Opens a file for its header only: no pixel is decoded until the image is read.
+static inline VipsImage *gg_vips_open_header(const char *path) {
+    return vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+/// The EXIF orientation (1-8) of an opened image, 1 when it has none.
+static inline int gg_vips_orientation(VipsImage *image) {
+    int orientation = 1;
+    if (vips_image_get_typeof(image, VIPS_META_ORIENTATION) &&
+        vips_image_get_int(image, VIPS_META_ORIENTATION, &orientation) == 0 &&
+        orientation >= 1 && orientation <= 8) {
+        return orientation;
+    }
+    return 1;
+}
+
+/// The name of the loader libvips picked for a file ("jpegload", ...), or NULL if none.
+static inline const char *gg_vips_loader(const char *path) {
+    return vips_foreign_find_load(path);
+}
+
+/// Decodes `path` once, shrinking on load, to at most `width` pixels wide (never upscaled),
+/// upright by its EXIF orientation and in sRGB; fails on any decoding error.
+static inline int gg_vips_thumbnail(const char *path, VipsImage **out, int width) {
+    return vips_thumbnail(path, out, width,
+                          "height", VIPS_MAX_COORD,
+                          "size", VIPS_SIZE_DOWN,
+                          "export_profile", "srgb",
+                          "fail_on", VIPS_FAIL_ON_ERROR,
+                          NULL);
+}
+
+/// Resizes an in-memory image to `width` pixels wide, keeping its aspect ratio, never upscaling.
+static inline int gg_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width) {
+    return vips_thumbnail_image(in, out, width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);
+}
+
+/// Converts to 8-bit sRGB (grey, 16-bit and CMYK images included).
+static inline int gg_vips_to_srgb(VipsImage *in, VipsImage **out) {
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
+}
+
+/// Replaces transparency with white (JPEG has no alpha).
+static inline int gg_vips_flatten_white(VipsImage *in, VipsImage **out) {
+    double white[3] = {255.0, 255.0, 255.0};
+    VipsArrayDouble *background = vips_array_double_new(white, 3);
+    int result = vips_flatten(in, out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result;
+}
+
+static inline int gg_vips_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_gaussblur(in, out, sigma, NULL);
+}
+
+/// The mean of one band.
+static inline int gg_vips_band_mean(VipsImage *in, int band, double *mean) {
+    VipsImage *extracted = NULL;
+    if (vips_extract_band(in, &extracted, band, NULL) != 0) return -1;
+    int result = vips_avg(extracted, mean, NULL);
+    g_object_unref(extracted);
+    return result;
+}
+
+/// WebP, written to a file, metadata stripped.
+static inline int gg_vips_webpsave(VipsImage *in, const char *path, int quality, int effort) {
+    return vips_webpsave(in, path, "Q", quality, "effort", effort, "strip", TRUE, NULL);
+}
+
+/// Progressive JPEG, written to a file, metadata stripped.
+static inline int gg_vips_jpegsave(VipsImage *in, const char *path, int quality) {
+    return vips_jpegsave(in, path, "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
+                         "interlace", TRUE, NULL);
+}
+
+/// AVIF (HEIF with AV1), written to a file, metadata stripped.
+static inline int gg_vips_avifsave(VipsImage *in, const char *path, int quality, int effort) {
+    return vips_heifsave(in, path, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                         "effort", effort, "strip", TRUE, NULL);
+}
+
+/// WebP into a buffer (for the inline placeholder); free the buffer with g_free.
+static inline int gg_vips_webpsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+}
+
+/// JPEG and PNG to a file with their metadata kept: used to make test images.
+static inline int gg_vips_jpegsave_keeping_metadata(VipsImage *in, const char *path, int quality) {
+    return vips_jpegsave(in, path, "Q", quality, NULL);
+}
+
+static inline int gg_vips_pngsave(VipsImage *in, const char *path) {
+    return vips_pngsave(in, path, NULL);
+}
+
+static inline void gg_g_object_unref(void *object) {
+    g_object_unref(object);
+}
+
+static inline void gg_g_free(void *pointer) {
+    g_free(pointer);
+}
+
+#endif

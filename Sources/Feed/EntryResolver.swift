@@ -1,0 +1,128 @@
+import Foundation
+import GalleryCore
+
+/// Turns one feed entry into a ``Photo``: picks the fields of its shape and resolves and vets its
+/// URLs. A remote feed may only name http(s) images; only a local feed may name local files.
+struct EntryResolver {
+    let location: URL
+    let allowsFiles: Bool
+
+    func photo(from entry: JSONValue, index: Int, shape: FeedShape) -> Result<Photo, FeedIssue> {
+        guard entry.isObject else {
+            return .failure(FeedIssue(index: index, message: "not an object; skipped"))
+        }
+        let fields = Fields(entry: entry, shape: shape)
+        guard let rawImage = fields.image, !rawImage.trimmingCharacters(in: .whitespaces).isEmpty else {
+            return .failure(FeedIssue(index: index, message: "no image URL (\(fields.imageFieldName)); skipped"))
+        }
+        let source: URL
+        switch imageURL(rawImage) {
+        case .success(let url): source = url
+        case .failure(let reason):
+            return .failure(FeedIssue(index: index, message: "image URL \"\(rawImage)\" \(reason); skipped"))
+        }
+        let title = (fields.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return .success(
+            Photo(
+                index: index,
+                id: fields.id ?? String(index + 1),
+                title: title,
+                source: source,
+                album: fields.album.flatMap { $0.isEmpty ? nil : $0 },
+                link: fields.link.flatMap(webLink)
+            )
+        )
+    }
+
+    private func imageURL(_ raw: String) -> Result<URL, ImageURLProblem> {
+        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        guard let url = URL(string: trimmed, relativeTo: location)?.absoluteURL, let scheme = url.scheme?.lowercased()
+        else { return .failure(.unparsable) }
+        switch scheme {
+        case "http", "https":
+            guard url.host?.isEmpty == false else { return .failure(.unparsable) }
+            return .success(url)
+        case "file":
+            return allowsFiles ? .success(url) : .failure(.localFromRemoteFeed)
+        default:
+            return .failure(.scheme(scheme))
+        }
+    }
+
+    /// Only http and https links reach a page: `javascript:` and friends are dropped.
+    private func webLink(_ raw: String) -> URL? {
+        guard let url = URL(string: raw.trimmingCharacters(in: .whitespaces), relativeTo: location)?.absoluteURL,
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        return url
+    }
+
+    enum ImageURLProblem: Error, CustomStringConvertible {
+        case unparsable
+        case scheme(String)
+        case localFromRemoteFeed
+
+        var description: String {
+            switch self {
+            case .unparsable: "is not a valid URL"
+            case .scheme(let scheme): "has the scheme \"\(scheme):\"; only http, https and local files are loaded"
+            case .localFromRemoteFeed: "names a local file, which a remote feed may not"
+            }
+        }
+    }
+}
+
+/// The fields of one entry, by shape.
+private struct Fields {
+    var image: String?
+    var imageFieldName: String
+    var title: String?
+    var album: String?
+    var id: String?
+    var link: String?
+
+    init(entry: JSONValue, shape: FeedShape) {
+        switch shape {
+        case .jsonPlaceholder:
+            image = entry["url"]?.text ?? entry["thumbnailUrl"]?.text
+            imageFieldName = "url"
+            title = entry["title"]?.text
+            album = entry["albumId"]?.text
+            id = entry["id"]?.text
+        case .iTunes(let largestWidth):
+            let artwork = entry["artworkUrl100"]?.text ?? entry["artworkUrl60"]?.text ?? entry["artworkUrl30"]?.text
+            image = artwork.map { Self.upsizedArtwork($0, width: largestWidth) }
+            imageFieldName = "artworkUrl100"
+            title = entry["trackName"]?.text ?? entry["collectionName"]?.text
+            album = entry["collectionName"]?.text
+            id = entry["trackId"]?.text ?? entry["collectionId"]?.text
+            link = entry["trackViewUrl"]?.text ?? entry["collectionViewUrl"]?.text
+        case .jsonFeed:
+            let attachment = entry["attachments"]?.arrayValue?.first {
+                $0["mime_type"]?.text?.lowercased().hasPrefix("image/") == true
+            }
+            image = entry["image"]?.text ?? attachment?["url"]?.text
+            imageFieldName = "image or an image attachment"
+            title = entry["title"]?.text ?? entry["summary"]?.text
+            id = entry["id"]?.text
+            link = entry["url"]?.text
+        case .list:
+            image = entry["imageUrl"]?.text
+            imageFieldName = "imageUrl"
+            title = entry["title"]?.text
+        case .mapped(let fields):
+            image = entry.value(atPath: fields.image)?.text
+            imageFieldName = fields.image
+            title = fields.title.flatMap { entry.value(atPath: $0)?.text }
+            album = fields.album.flatMap { entry.value(atPath: $0)?.text }
+            id = fields.id.flatMap { entry.value(atPath: $0)?.text }
+            link = fields.link.flatMap { entry.value(atPath: $0)?.text }
+        }
+    }
+
+    /// iTunes artwork URLs end in `100x100bb.jpg`; the same path with another size serves that size.
+    static func upsizedArtwork(_ url: String, width: Int) -> String {
+        guard let range = url.range(of: #"/\d+x\d+bb\."#, options: [.regularExpression, .backwards]) else { return url }
+        return url.replacingCharacters(in: range, with: "/\(width)x\(width)bb.")
+    }
+}

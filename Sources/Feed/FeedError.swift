@@ -1,0 +1,28 @@
+import GalleryCore
+
+/// A feed that cannot be read at all (as opposed to one bad entry, which is a ``FeedIssue``).
+public struct FeedError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case invalidJSON
+        case unknownShape
+        case wrongShape
+        case unreadableFolder
+    }
+
+    public var code: Code
+    /// What is wrong and what to do about it.
+    public var message: String
+    /// The spot in the feed, when there is one.
+    public var location: SourceLocation?
+
+    public init(_ code: Code, _ message: String, location: SourceLocation? = nil) {
+        self.code = code
+        self.message = message
+        self.location = location
+    }
+
+    public var description: String {
+        if let location { return "\(location): \(message)" }
+        return message
+    }
+}

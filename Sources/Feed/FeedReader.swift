@@ -1,0 +1,89 @@
+import Foundation
+import GalleryCore
+
+/// The Feed stage: feed bytes (or a folder) in, ``FeedDocument`` out.
+///
+/// Detects the shape (JSONPlaceholder `/photos`, iTunes Search, JSON Feed 1.x, a plain
+/// `[{title, imageUrl}]` list) or follows a ``FieldMapping``; resolves relative image URLs against
+/// the feed's own location; skips, and reports by position, entries without a usable image URL.
+public struct FeedReader: Sendable {
+    public struct Configuration: Sendable {
+        public var format: FeedFormat
+        public var fields: FieldMapping?
+        /// The largest width the site makes; iTunes artwork URLs are asked for at this size.
+        public var largestWidth: Int
+
+        public init(format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600) {
+            self.format = format
+            self.fields = fields
+            self.largestWidth = largestWidth
+        }
+    }
+
+    public var configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Reads a JSON feed. `location` is where it came from: relative URLs resolve against it, and
+    /// `name` is used in error messages (`feed.json:3:14: ...`).
+    public func document(from data: Data, location: URL, name: String) throws(FeedError) -> FeedDocument {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse([UInt8](data))
+        } catch {
+            throw FeedError(
+                .invalidJSON,
+                "invalid JSON: \(error.message)",
+                location: SourceLocation(file: name, line: error.line, column: error.column)
+            )
+        }
+        let shape = try self.shape(of: root, name: name)
+        let entries = try entries(of: root, shape: shape, name: name)
+        let resolver = EntryResolver(location: location, allowsFiles: location.isFileURL)
+        var photos: [Photo] = []
+        var skipped: [FeedIssue] = []
+        photos.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            switch resolver.photo(from: entry, index: index, shape: shape) {
+            case .success(let photo): photos.append(photo)
+            case .failure(let issue): skipped.append(issue)
+            }
+        }
+        let title = shape == .jsonFeed ? root["title"]?.text : nil
+        return FeedDocument(title: title, photos: photos, skipped: skipped)
+    }
+
+    /// The shape to read `root` as: the configured one, or the one detected.
+    private func shape(of root: JSONValue, name: String) throws(FeedError) -> FeedShape {
+        if let fields = configuration.fields { return .mapped(fields) }
+        switch configuration.format {
+        case .jsonplaceholder: return .jsonPlaceholder
+        case .itunes: return .iTunes(largestWidth: configuration.largestWidth)
+        case .jsonfeed: return .jsonFeed
+        case .list: return .list
+        case .folder:
+            throw FeedError(.wrongShape, "\(name): feed.format is folder, but feed.url names a file")
+        case .auto:
+            guard let shape = FeedShape.detect(root, largestWidth: configuration.largestWidth) else {
+                throw FeedError(
+                    .unknownShape,
+                    "\(name): not a feed shape gallerygen knows (JSONPlaceholder /photos, iTunes Search, "
+                        + "JSON Feed, or a list of {title, imageUrl}); set feed.format, or map the fields "
+                        + "with feed.fields in gallery.yml"
+                )
+            }
+            return shape
+        }
+    }
+
+    private func entries(of root: JSONValue, shape: FeedShape, name: String) throws(FeedError) -> [JSONValue] {
+        let path = shape.itemsPath
+        guard let items = root.value(atPath: path)?.arrayValue else {
+            let place = path.isEmpty ? "the top level" : "\"\(path)\""
+            throw FeedError(.wrongShape, "\(name): expected an array of entries at \(place) for a \(shape.name) feed")
+        }
+        return items
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GalleryCore
+import Yams
+
+/// Reads `gallery.yml` into a ``SiteConfig``: every key of shared/DESIGN.md, the defaults for the
+/// rest, and an error naming the line and column of anything unknown, mistyped or missing.
+public struct ConfigLoader: Sendable {
+    public static let fileName = "gallery.yml"
+
+    public init() {}
+
+    /// Reads `gallery.yml` in `siteDirectory`.
+    public func config(inSite siteDirectory: URL) throws(ConfigError) -> SiteConfig {
+        let file = siteDirectory.appendingPathComponent(Self.fileName)
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw ConfigError(
+                file: Self.fileName,
+                location: nil,
+                "no \(Self.fileName) in \(siteDirectory.path); create one with at least `title:` and `feed:`"
+            )
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: Self.fileName, location: nil, "not UTF-8 text")
+        }
+        return try config(from: text, name: Self.fileName)
+    }
+
+    /// Parses the text of a config file; `name` is used in messages.
+    public func config(from text: String, name: String) throws(ConfigError) -> SiteConfig {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ConfigError(
+                    file: name, location: nil, "the file is empty; it needs at least `title:` and `feed:`")
+            }
+            root = node
+        } catch let error as ConfigError {
+            throw error
+        } catch let error as YamlError {
+            throw Self.syntaxError(error, name: name)
+        } catch {
+            throw ConfigError(file: name, location: nil, "cannot read YAML: \(error)")
+        }
+        var reader = ConfigReader(name: name)
+        return try reader.siteConfig(from: root)
+    }
+
+    private static func syntaxError(_ error: YamlError, name: String) -> ConfigError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return ConfigError(
+                file: name,
+                location: SourceLocation(file: name, line: mark.line, column: mark.column),
+                "invalid YAML: \(problem)"
+            )
+        default:
+            return ConfigError(file: name, location: nil, "invalid YAML: \(error)")
+        }
+    }
+}

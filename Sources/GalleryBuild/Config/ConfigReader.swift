@@ -1,0 +1,250 @@
+import Foundation
+import GalleryCore
+import Yams
+
+/// Walks the YAML node tree of `gallery.yml`, checking each key and value where it stands.
+struct ConfigReader {
+    static let topLevelKeys = [
+        "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
+        "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
+    ]
+    static let feedKeys = ["url", "format", "fields"]
+    static let fieldKeys = ["items", "image", "title", "album", "id", "link"]
+    static let imageKeys = ["widths", "formats", "quality"]
+
+    let name: String
+
+    mutating func siteConfig(from root: Node) throws(ConfigError) -> SiteConfig {
+        let top = try mapping(root, what: "the top level", keys: Self.topLevelKeys)
+        guard let titleNode = top["title"] else { throw error(at: root, "missing `title:` (the gallery's name)") }
+        guard let feedNode = top["feed"] else {
+            throw error(at: root, "missing `feed:` (a URL, or a path in the site folder)")
+        }
+        let defaults = SiteConfig(title: "", feed: FeedSettings(url: ""))
+        var config = SiteConfig(title: try string(titleNode, key: "title"), feed: try feed(feedNode))
+        config.description = try top["description"].map { node throws(ConfigError) in
+            try string(node, key: "description")
+        }
+        if let node = top["images"] { config.images = try images(node) }
+        config.output =
+            try top["output"].map { node throws(ConfigError) in try path(node, key: "output") } ?? defaults.output
+        config.cache =
+            try top["cache"].map { node throws(ConfigError) in try path(node, key: "cache") } ?? defaults.cache
+        config.cacheLimit = try top["cache_limit"].map { node throws(ConfigError) in
+            try byteCount(node, key: "cache_limit")
+        }
+        config.concurrency =
+            try top["concurrency"].map { node throws(ConfigError) in
+                try integer(node, key: "concurrency", in: 1...256)
+            } ?? defaults.concurrency
+        config.perHost =
+            try top["per_host"].map { node throws(ConfigError) in
+                try integer(node, key: "per_host", in: 1...256)
+            } ?? defaults.perHost
+        config.maxImageBytes =
+            try top["max_image_bytes"].map { node throws(ConfigError) in
+                try byteCount(node, key: "max_image_bytes")
+            } ?? defaults.maxImageBytes
+        config.maxPixels =
+            try top["max_pixels"].map { node throws(ConfigError) in
+                try integer(node, key: "max_pixels", in: 1...Int(Int32.max))
+            } ?? defaults.maxPixels
+        config.pageSize =
+            try top["page_size"].map { node throws(ConfigError) in
+                try integer(node, key: "page_size", in: 1...100_000)
+            } ?? defaults.pageSize
+        config.templates = try top["templates"].map { node throws(ConfigError) in try path(node, key: "templates") }
+        config.baseURL = try top["base_url"].map { node throws(ConfigError) in try webURL(node, key: "base_url") }
+        config.maxFailures = try top["max_failures"].map { node throws(ConfigError) in
+            try integer(node, key: "max_failures", in: 0...Int.max)
+        }
+        config.allowRawHTML =
+            try top["allow_html"].map { node throws(ConfigError) in try bool(node, key: "allow_html") }
+            ?? false
+        if config.title.trimmingCharacters(in: .whitespaces).isEmpty { throw error(at: titleNode, "`title` is empty") }
+        return config
+    }
+
+    private func feed(_ node: Node) throws(ConfigError) -> FeedSettings {
+        // `feed: photos.json` is short for `feed: {url: photos.json}`.
+        if node.scalar != nil {
+            return FeedSettings(url: try string(node, key: "feed"), urlLocation: location(of: node))
+        }
+        let keys = try mapping(node, what: "`feed`", keys: Self.feedKeys)
+        guard let urlNode = keys["url"] else {
+            throw error(at: node, "missing `feed.url` (a URL, or a path in the site folder)")
+        }
+        var settings = FeedSettings(url: try string(urlNode, key: "feed.url"), urlLocation: location(of: urlNode))
+        if settings.url.isEmpty { throw error(at: urlNode, "`feed.url` is empty") }
+        if let formatNode = keys["format"] {
+            let text = try string(formatNode, key: "feed.format")
+            guard let format = FeedFormat(rawValue: text.lowercased()) else {
+                let choices = FeedFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                throw error(at: formatNode, "unknown feed.format \"\(text)\"; use one of \(choices)")
+            }
+            settings.format = format
+        }
+        if let fieldsNode = keys["fields"] {
+            let fields = try mapping(fieldsNode, what: "`feed.fields`", keys: Self.fieldKeys)
+            guard let imageNode = fields["image"] else {
+                throw error(at: fieldsNode, "`feed.fields` needs `image:` (the field that holds the image URL)")
+            }
+            func optional(_ key: String) throws(ConfigError) -> String? {
+                try fields[key].map { node throws(ConfigError) in try string(node, key: "feed.fields.\(key)") }
+            }
+            settings.fields = FieldMapping(
+                items: try optional("items") ?? "",
+                image: try string(imageNode, key: "feed.fields.image"),
+                title: try optional("title"),
+                album: try optional("album"),
+                id: try optional("id"),
+                link: try optional("link")
+            )
+        }
+        return settings
+    }
+
+    private func images(_ node: Node) throws(ConfigError) -> ImageSettings {
+        let keys = try mapping(node, what: "`images`", keys: Self.imageKeys)
+        var settings = ImageSettings()
+        if let widthsNode = keys["widths"] {
+            let items = try sequence(widthsNode, key: "images.widths")
+            settings.widths = try items.map { item throws(ConfigError) in
+                try integer(item, key: "images.widths", in: 16...10_000)
+            }
+            if settings.widths.isEmpty {
+                throw error(at: widthsNode, "`images.widths` is empty; list at least one width")
+            }
+        }
+        if let formatsNode = keys["formats"] {
+            let items = try sequence(formatsNode, key: "images.formats")
+            settings.formats = try items.map { item throws(ConfigError) in
+                let text = try string(item, key: "images.formats").lowercased()
+                guard let format = ImageFormat(rawValue: text == "jpg" ? "jpeg" : text) else {
+                    throw error(at: item, "unknown image format \"\(text)\"; use webp, jpeg or avif")
+                }
+                return format
+            }
+            if settings.formats.isEmpty { throw error(at: formatsNode, "`images.formats` is empty; list at least one") }
+        }
+        if let qualityNode = keys["quality"] {
+            settings.quality = try integer(qualityNode, key: "images.quality", in: 1...100)
+        }
+        return settings
+    }
+
+    // MARK: Typed values
+
+    private func mapping(_ node: Node, what: String, keys allowed: [String]) throws(ConfigError) -> [String: Node] {
+        guard let mapping = node.mapping else { throw error(at: node, "\(what) must be a mapping of keys to values") }
+        var result: [String: Node] = [:]
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.string else { throw error(at: keyNode, "a key must be text") }
+            guard allowed.contains(key) else {
+                var message = "unknown key \"\(key)\""
+                if let suggestion = Self.closest(to: key, in: allowed) {
+                    message += "; did you mean \"\(suggestion)\"?"
+                }
+                throw error(at: keyNode, message)
+            }
+            guard result[key] == nil else { throw error(at: keyNode, "the key \"\(key)\" appears twice") }
+            result[key] = value
+        }
+        return result
+    }
+
+    private func sequence(_ node: Node, key: String) throws(ConfigError) -> [Node] {
+        guard let sequence = node.sequence else { throw error(at: node, "`\(key)` must be a list, e.g. [480, 960]") }
+        return Array(sequence)
+    }
+
+    private func string(_ node: Node, key: String) throws(ConfigError) -> String {
+        guard let scalar = node.scalar else { throw error(at: node, "`\(key)` must be text") }
+        return scalar.string
+    }
+
+    private func path(_ node: Node, key: String) throws(ConfigError) -> String {
+        let value = try string(node, key: key)
+        if value.isEmpty { throw error(at: node, "`\(key)` is empty") }
+        return value
+    }
+
+    private func integer(_ node: Node, key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard let scalar = node.scalar, let value = Int(scalar.string.replacingOccurrences(of: "_", with: "")) else {
+            throw error(at: node, "`\(key)` must be a whole number")
+        }
+        guard range.contains(value) else {
+            let upper = range.upperBound == Int.max ? "" : " and \(range.upperBound)"
+            throw error(at: node, "`\(key)` is \(value); it must be at least \(range.lowerBound)\(upper)")
+        }
+        return value
+    }
+
+    private func bool(_ node: Node, key: String) throws(ConfigError) -> Bool {
+        guard let value = node.bool else { throw error(at: node, "`\(key)` must be true or false") }
+        return value
+    }
+
+    private func webURL(_ node: Node, key: String) throws(ConfigError) -> String {
+        let value = try string(node, key: key)
+        guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw error(at: node, "`\(key)` must be an http or https URL")
+        }
+        return value
+    }
+
+    /// `2GB`, `500 MB`, `1.5GiB`, `1048576`: decimal units (KB, MB, GB, TB) and binary ones
+    /// (KiB, MiB, GiB, TiB).
+    private func byteCount(_ node: Node, key: String) throws(ConfigError) -> Int64 {
+        let text = try string(node, key: key).trimmingCharacters(in: .whitespaces)
+        guard let value = Self.parseByteCount(text) else {
+            throw error(at: node, "`\(key)` must be a size such as 500MB or 2GB (got \"\(text)\")")
+        }
+        return value
+    }
+
+    static func parseByteCount(_ text: String) -> Int64? {
+        let units: [(String, Double)] = [
+            ("kib", 1024), ("mib", 1_048_576), ("gib", 1_073_741_824), ("tib", 1_099_511_627_776),
+            ("kb", 1e3), ("mb", 1e6), ("gb", 1e9), ("tb", 1e12), ("k", 1e3), ("m", 1e6), ("g", 1e9), ("t", 1e12),
+            ("b", 1),
+        ]
+        let lower = text.lowercased().replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "_", with: "")
+        for (suffix, factor) in units where lower.hasSuffix(suffix) {
+            guard let number = Double(lower.dropLast(suffix.count)), number >= 0 else { return nil }
+            return Int64(number * factor)
+        }
+        guard let number = Int64(lower), number >= 0 else { return nil }
+        return number
+    }
+
+    private func error(at node: Node, _ message: String) -> ConfigError {
+        ConfigError(file: name, location: location(of: node), message)
+    }
+
+    private func location(of node: Node) -> SourceLocation? {
+        node.mark.map { SourceLocation(file: name, line: $0.line, column: $0.column) }
+    }
+
+    /// The allowed key nearest to a typo, if it is near enough to be what was meant.
+    static func closest(to key: String, in candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance(key.lowercased(), $0)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, key.count / 3) else { return nil }
+        return best.0
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

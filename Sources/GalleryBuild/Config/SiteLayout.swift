@@ -1,0 +1,71 @@
+import Foundation
+import GalleryCore
+
+/// Where a site's files are: the config's relative paths resolved against the site folder.
+public struct SiteLayout: Sendable {
+    /// Where the feed is, by kind.
+    public enum FeedLocation: Sendable, Equatable {
+        case file(URL)
+        case folder(URL)
+        case remote(URL)
+    }
+
+    public var siteDirectory: URL
+    public var outputDirectory: URL
+    public var cacheDirectory: URL
+    public var feed: FeedLocation
+    /// The intro Markdown file, when there is one.
+    public var introFile: URL?
+    /// The site's own theme, or nil for the built-in one.
+    public var themeDirectory: URL?
+
+    /// Resolves `config` for a site in `siteDirectory`; `outputOverride` is `--output`, relative to
+    /// the current folder. A local feed that does not exist is a config error at `feed.url`.
+    public init(config: SiteConfig, siteDirectory: URL, outputOverride: String? = nil) throws(ConfigError) {
+        let site = siteDirectory.standardizedFileURL
+        self.siteDirectory = site
+        func resolve(_ path: String, against base: URL) -> URL {
+            (path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)).standardizedFileURL
+        }
+        let currentDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        self.outputDirectory =
+            outputOverride.map { resolve($0, against: currentDirectory) } ?? resolve(config.output, against: site)
+        self.cacheDirectory = resolve(config.cache, against: site)
+        self.themeDirectory = config.templates.map { resolve($0, against: site) }
+
+        let feedURL = config.feed.url
+        if let url = URL(string: feedURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        {
+            self.feed = .remote(url)
+        } else {
+            let file =
+                feedURL.lowercased().hasPrefix("file://")
+                ? (URL(string: feedURL) ?? resolve(feedURL, against: site)) : resolve(feedURL, against: site)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+                throw ConfigError(
+                    file: ConfigLoader.fileName,
+                    location: config.feed.urlLocation,
+                    "the feed \(file.path) does not exist; fix feed.url (a URL, or a path relative to the site folder)"
+                )
+            }
+            self.feed = isDirectory.boolValue || config.feed.format == .folder ? .folder(file) : .file(file)
+        }
+
+        if let description = config.description {
+            let file = resolve(description, against: site)
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                throw ConfigError(
+                    file: ConfigLoader.fileName, location: nil, "the description file \(file.path) does not exist")
+            }
+            self.introFile = file
+        } else {
+            let index = site.appendingPathComponent("index.md")
+            self.introFile = FileManager.default.fileExists(atPath: index.path) ? index : nil
+        }
+        if let theme = themeDirectory, !FileManager.default.fileExists(atPath: theme.path) {
+            throw ConfigError(
+                file: ConfigLoader.fileName, location: nil, "the templates folder \(theme.path) does not exist")
+        }
+    }
+}

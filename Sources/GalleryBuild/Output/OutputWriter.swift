@@ -1,0 +1,88 @@
+import Foundation
+import GalleryCore
+
+/// A file the build puts in the output folder.
+struct OutputFile: Sendable {
+    enum Content: Sendable {
+        case bytes([UInt8])
+        /// A copy of a cache file whose name says its content: an existing file of that name and
+        /// size is the same file.
+        case copy(of: URL, size: Int64)
+    }
+
+    /// Relative to the output folder.
+    var path: String
+    var content: Content
+}
+
+/// Writes the site into the output folder: each file atomically and only when its content
+/// changed (an unchanged file keeps its mtime), then removes what the previous build wrote and
+/// this one does not, then writes the manifest last.
+struct OutputWriter {
+    let directory: URL
+
+    struct Result {
+        var written = 0
+        var removed = 0
+    }
+
+    /// The manifest of the build before, if the output has a readable one.
+    func previousManifest() -> Manifest? {
+        let file = directory.appendingPathComponent(Manifest.fileName)
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        return try? Manifest.decode(data)
+    }
+
+    func write(_ files: [OutputFile], manifest: Manifest, previous: Manifest?) throws -> Result {
+        let fileManager = FileManager.default
+        try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        removeLeftovers()
+        var result = Result()
+        for file in files {
+            let target = directory.appendingPathComponent(file.path)
+            switch file.content {
+            case .bytes(let bytes):
+                if let existing = fileManager.contents(atPath: target.path), existing.elementsEqual(bytes) { continue }
+                try AtomicFile.write(Data(bytes), to: target)
+            case .copy(let source, let size):
+                let existingSize = (try? fileManager.attributesOfItem(atPath: target.path)[.size]) as? NSNumber
+                if existingSize?.int64Value == size { continue }
+                try fileManager.createDirectory(
+                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let temporary = AtomicFile.temporaryURL(for: target)
+                do {
+                    try fileManager.copyItem(at: source, to: temporary)
+                    try AtomicFile.commit(temporary, to: target)
+                } catch {
+                    try? fileManager.removeItem(at: temporary)
+                    throw error
+                }
+            }
+            result.written += 1
+        }
+        let produced = Set(files.map(\.path))
+        for stale in previous?.files ?? [] where !produced.contains(stale) && Self.isSafeRelativePath(stale) {
+            let target = directory.appendingPathComponent(stale)
+            if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
+        }
+        try AtomicFile.write(try manifest.encoded(), to: directory.appendingPathComponent(Manifest.fileName))
+        return result
+    }
+
+    /// Temporary files a killed build left in the output folder or its `images/` and `assets/`.
+    private func removeLeftovers() {
+        for folder in [
+            directory, directory.appendingPathComponent("images"), directory.appendingPathComponent("assets"),
+        ] {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names where AtomicFile.isTemporaryName(name) {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            }
+        }
+    }
+
+    /// A manifest is read from disk: never let one of its entries point outside the output folder.
+    static func isSafeRelativePath(_ path: String) -> Bool {
+        !path.isEmpty && !path.hasPrefix("/") && !path.split(separator: "/").contains("..")
+    }
+}

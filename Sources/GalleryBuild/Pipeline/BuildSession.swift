@@ -1,0 +1,341 @@
+import Feed
+import Foundation
+import GalleryCore
+import Imaging
+import Loading
+import Markdown
+import Rendering
+import Synchronization
+
+/// One run of the pipeline with everything it shares: loader, rendition store, report.
+struct BuildSession: Sendable {
+    let config: SiteConfig
+    let layout: SiteLayout
+    let options: BuildOptions
+    let events: SiteBuilder.EventHandler
+    let loader: ImageLoader
+    let renditions: RenditionStore
+    let renderer: SiteRenderer
+    private let clock = ContinuousClock()
+
+    init(config: SiteConfig, layout: SiteLayout, options: BuildOptions, events: @escaping SiteBuilder.EventHandler)
+        async throws(BuildError)
+    {
+        self.config = config
+        self.layout = layout
+        self.options = options
+        self.events = events
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        do {
+            let processor = try ImageProcessor(
+                configuration: ImageProcessor.Configuration(
+                    widths: config.images.widths,
+                    formats: config.images.formats,
+                    quality: config.images.quality,
+                    maxPixels: config.maxPixels,
+                    threadsPerImage: 1
+                )
+            )
+            self.renditions = RenditionStore(
+                directory: layout.cacheDirectory.appendingPathComponent("v1/renditions"),
+                processor: processor,
+                pool: ImagingPool(width: cores),
+                widths: config.images.widths,
+                formats: config.images.formats,
+                quality: config.images.quality
+            )
+        } catch {
+            throw .failed("libvips: \(error)")
+        }
+        do {
+            self.renderer = try await SiteRenderer(
+                configuration: SiteRenderer.Configuration(
+                    themeDirectory: layout.themeDirectory, pageSize: config.pageSize)
+            )
+        } catch {
+            throw .failed(error.description)
+        }
+        self.loader = ImageLoader(configuration: ImageLoader.Configuration(maxImageBytes: config.maxImageBytes))
+    }
+
+    func run() async throws(BuildError) -> BuildReport {
+        var report = BuildReport()
+        report.output = layout.outputDirectory.path
+
+        let feed = try await timed(.feed, into: &report) { () throws(BuildError) in try await readFeed() }
+        report.counts.photos = feed.photos.count
+        report.counts.skipped = feed.skipped.count
+        for issue in feed.skipped {
+            report.failures.append(.init(index: issue.index, id: nil, url: nil, stage: "feed", message: issue.message))
+        }
+
+        let outcomes = try await processPhotos(feed.photos, report: &report)
+        guard !Task.isCancelled else { throw .interrupted }
+
+        let pages = try await timed(.render, into: &report) { () throws(BuildError) in
+            try render(feed: feed, outcomes: outcomes)
+        }
+        guard !Task.isCancelled else { throw .interrupted }
+
+        // From here on the build runs to the end: the output is replaced as a whole or not at all.
+        let written = try await timed(.write, into: &report) { () throws(BuildError) in
+            try write(pages: pages, outcomes: outcomes, photos: feed.photos)
+        }
+        report.counts.filesWritten = written.written
+        report.counts.filesRemoved = written.removed
+        report.failures.sort { ($0.index, $0.stage) < ($1.index, $1.stage) }
+        return report
+    }
+
+    // MARK: Stages
+
+    private func readFeed() async throws(BuildError) -> FeedDocument {
+        let reader = FeedReader(
+            configuration: FeedReader.Configuration(
+                format: config.feed.format,
+                fields: config.feed.fields,
+                largestWidth: config.images.widths.max() ?? 1600
+            )
+        )
+        do {
+            switch layout.feed {
+            case .folder(let folder):
+                return try reader.document(fromFolder: folder)
+            case .file(let file):
+                guard let data = FileManager.default.contents(atPath: file.path) else {
+                    throw BuildError.failed("\(file.path): cannot read the feed")
+                }
+                return try reader.document(from: data, location: file, name: relativeName(of: file))
+            case .remote(let url):
+                throw BuildError.failed("\(url): this build cannot fetch a remote feed")
+            }
+        } catch let error as BuildError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// Loads and processes every photo, concurrently; returns the outcome per feed index.
+    private func processPhotos(_ photos: [Photo], report: inout BuildReport) async throws(BuildError) -> [Int:
+        PhotoOutcome]
+    {
+        events(.started(.load, total: photos.count))
+        events(.started(.images, total: photos.count))
+        let loadStart = clock.now
+        let progress = StageCounter()
+        let total = photos.count
+        var outcomes: [Int: PhotoOutcome] = [:]
+        await withTaskGroup(of: (Int, PhotoOutcome).self) { group in
+            for photo in photos {
+                group.addTask {
+                    let outcome = await process(photo) { stage in
+                        events(.advanced(stage, done: progress.increment(stage), total: total))
+                    }
+                    return (photo.index, outcome)
+                }
+            }
+            for await (index, outcome) in group { outcomes[index] = outcome }
+        }
+        guard !Task.isCancelled else { throw .interrupted }
+        let elapsed = (clock.now - loadStart).seconds
+        report.seconds["load"] = elapsed
+        report.seconds["images"] = elapsed
+        events(.finished(.load, seconds: elapsed))
+        events(.finished(.images, seconds: elapsed))
+        tally(outcomes, photos: photos, into: &report)
+        report.counts.urls = Set(photos.compactMap { CanonicalURL($0.source) }).count
+        return outcomes
+    }
+
+    private func process(_ photo: Photo, advanced: @Sendable (BuildStage) -> Void) async -> PhotoOutcome {
+        guard let source = CanonicalURL(photo.source) else {
+            return .failed(stage: "load", message: "\(photo.source): not a loadable URL")
+        }
+        let original: Original
+        do {
+            original = try await loader.original(for: source)
+            advanced(.load)
+        } catch {
+            advanced(.load)
+            advanced(.images)
+            return .failed(stage: "load", message: "\(error)")
+        }
+        do {
+            let outcome = try await renditions.renditions(of: original)
+            advanced(.images)
+            return .done(original: original, image: outcome.image, wasProcessed: outcome.wasProcessed)
+        } catch {
+            advanced(.images)
+            return .failed(stage: "image", message: "\(source): \(error)", original: original)
+        }
+    }
+
+    private func tally(_ outcomes: [Int: PhotoOutcome], photos: [Photo], into report: inout BuildReport) {
+        var countedURLs: Set<String> = []
+        var processedKeys: Set<String> = []
+        for photo in photos {
+            guard let outcome = outcomes[photo.index] else { continue }
+            if let original = outcome.original, countedURLs.insert(original.source.description).inserted {
+                switch original.origin {
+                case .local: report.counts.local += 1
+                case .downloaded: report.counts.downloaded += 1
+                case .revalidated: report.counts.notModified += 1
+                case .fresh, .offline: report.counts.fresh += 1
+                case .stale: report.counts.stale += 1
+                }
+            }
+            switch outcome {
+            case .done(let original, _, let wasProcessed):
+                if wasProcessed, processedKeys.insert(original.sha256).inserted { report.counts.processed += 1 }
+            case .failed(let stage, let message, _):
+                report.counts.failed += 1
+                report.failures.append(
+                    .init(
+                        index: photo.index, id: photo.id, url: photo.source.absoluteString, stage: stage,
+                        message: message)
+                )
+            }
+        }
+    }
+
+    private func render(feed: FeedDocument, outcomes: [Int: PhotoOutcome]) throws(BuildError) -> [RenderedFile] {
+        var intro = ""
+        if let file = layout.introFile {
+            guard let text = try? String(contentsOf: file, encoding: .utf8) else {
+                throw .failed("\(file.path): cannot read the intro (is it UTF-8 text?)")
+            }
+            intro = MarkdownRenderer(allowsRawHTML: config.allowRawHTML).html(from: text)
+        }
+        let items = feed.photos.map { photo in
+            let outcome = outcomes[photo.index]
+            return GalleryItem(photo: photo, image: outcome?.image.map(publicImage), failure: outcome?.failureMessage)
+        }
+        let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
+        do {
+            return try renderer.render(gallery)
+        } catch {
+            throw .failed(error.description)
+        }
+    }
+
+    private func write(pages: [RenderedFile], outcomes: [Int: PhotoOutcome], photos: [Photo]) throws(BuildError)
+        -> OutputWriter.Result
+    {
+        var files = pages.map { OutputFile(path: $0.path, content: .bytes($0.contents)) }
+        var seen: Set<String> = []
+        var manifestPhotos: [ManifestPhoto] = []
+        for photo in photos {
+            let outcome = outcomes[photo.index]
+            let image = outcome?.image
+            for rendition in image?.renditions ?? [] where seen.insert(rendition.path).inserted {
+                files.append(
+                    OutputFile(
+                        path: publicPath(of: rendition),
+                        content: .copy(of: renditions.file(of: rendition), size: rendition.byteCount)
+                    )
+                )
+            }
+            manifestPhotos.append(
+                ManifestPhoto(
+                    id: photo.id,
+                    source: displayName(of: photo.source),
+                    sha256: outcome?.original?.sha256,
+                    validators: outcome?.original.map(\.validators).flatMap {
+                        $0.etag == nil && $0.lastModified == nil ? nil : $0
+                    },
+                    renditions: image.map(publicImage)?.renditions ?? [],
+                    error: outcome?.failureMessage
+                )
+            )
+        }
+        let manifest = Manifest(photos: manifestPhotos, files: files.map(\.path).sorted())
+        let writer = OutputWriter(directory: layout.outputDirectory)
+        do {
+            return try writer.write(files, manifest: manifest, previous: writer.previousManifest())
+        } catch {
+            throw .failed("cannot write the site to \(layout.outputDirectory.path): \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func timed<Value>(
+        _ stage: BuildStage, into report: inout BuildReport, _ body: () async throws(BuildError) -> Value
+    )
+        async throws(BuildError) -> Value
+    {
+        events(.started(stage, total: nil))
+        let start = clock.now
+        let value = try await body()
+        let seconds = (clock.now - start).seconds
+        report.seconds[stage.rawValue] = seconds
+        events(.finished(stage, seconds: seconds))
+        return value
+    }
+
+    /// Renditions as the site names them (`images/<name>`).
+    private func publicImage(_ image: ProcessedImage) -> ProcessedImage {
+        var image = image
+        image.renditions = image.renditions.map { rendition in
+            var rendition = rendition
+            rendition.path = publicPath(of: rendition)
+            return rendition
+        }
+        return image
+    }
+
+    private func publicPath(of rendition: Rendition) -> String {
+        "images/" + (rendition.path as NSString).lastPathComponent
+    }
+
+    /// URLs as they are; local files relative to the site folder, so that output does not depend
+    /// on where the site is checked out.
+    private func displayName(of source: URL) -> String {
+        guard source.isFileURL else { return source.absoluteString }
+        return relativeName(of: source)
+    }
+
+    private func relativeName(of file: URL) -> String {
+        let site =
+            layout.siteDirectory.path.hasSuffix("/") ? layout.siteDirectory.path : layout.siteDirectory.path + "/"
+        let path = file.standardizedFileURL.path
+        return path.hasPrefix(site) ? String(path.dropFirst(site.count)) : path
+    }
+}
+
+/// Items done per stage, counted from many tasks.
+final class StageCounter: Sendable {
+    private let counts = Mutex<[BuildStage: Int]>([:])
+
+    /// Counts one more item of `stage`; returns the new count.
+    func increment(_ stage: BuildStage) -> Int {
+        counts.withLock { counts in
+            counts[stage, default: 0] += 1
+            return counts[stage, default: 0]
+        }
+    }
+}
+
+/// What became of one photo.
+enum PhotoOutcome: Sendable {
+    case done(original: Original, image: ProcessedImage, wasProcessed: Bool)
+    case failed(stage: String, message: String, original: Original? = nil)
+
+    var image: ProcessedImage? {
+        if case .done(_, let image, _) = self { return image }
+        return nil
+    }
+
+    var original: Original? {
+        switch self {
+        case .done(let original, _, _): original
+        case .failed(_, _, let original): original
+        }
+    }
+
+    var failureMessage: String? {
+        if case .failed(_, let message, _) = self { return message }
+        return nil
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import GalleryCore
+import Imaging
+import Loading
+
+/// The rendition half of the disk cache (`CACHE/v1/renditions/`): thumbnails named by the
+/// original's content and the recipe, plus one record per original listing them. An original
+/// already processed with this recipe, by any build, is not decoded again; identical bytes from
+/// different URLs are processed once.
+final class RenditionStore: Sendable {
+    let directory: URL
+    let recipe: ImageRecipe
+    private let processor: ImageProcessor
+    private let pool: ImagingPool
+    private let inFlight = TaskCoalescer<String, Outcome>()
+
+    struct Outcome: Sendable {
+        var image: ProcessedImage
+        /// False when the renditions came from the cache.
+        var wasProcessed: Bool
+    }
+
+    init(
+        directory: URL, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
+        quality: Int
+    ) {
+        self.directory = directory
+        self.processor = processor
+        self.pool = pool
+        self.recipe = ImageRecipe(
+            widths: widths,
+            formats: formats,
+            quality: quality,
+            encoderVersion: processor.libraryVersion
+        )
+    }
+
+    /// The renditions of `original`, from the cache or made now.
+    func renditions(of original: Original) async throws -> Outcome {
+        let key = String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
+        return try await inFlight.value(for: key) { [self] in
+            if let cached = cachedImage(key: key) { return Outcome(image: cached, wasProcessed: false) }
+            var stems: [ImageFormat: String] = [:]
+            for format in recipe.formats {
+                stems[format] = String(
+                    sha256Hex(of: recipe.fileKeyMaterial(originalSHA256: original.sha256, format: format)).prefix(16))
+            }
+            let file = original.file
+            let directory = directory
+            let image = try await pool.run { [processor, stems] in
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                return try processor.process(file, stems: stems, into: directory)
+            }
+            // The record is written after the files it names.
+            try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))
+            return Outcome(image: image, wasProcessed: true)
+        }
+    }
+
+    /// The file in the cache that holds a rendition.
+    func file(of rendition: Rendition) -> URL {
+        directory.appendingPathComponent((rendition.path as NSString).lastPathComponent)
+    }
+
+    private func recordURL(key: String) -> URL {
+        directory.appendingPathComponent("\(key).json")
+    }
+
+    /// A record whose every file is present with its recorded size; anything less is a miss.
+    private func cachedImage(key: String) -> ProcessedImage? {
+        guard let data = FileManager.default.contents(atPath: recordURL(key: key).path),
+            let image = try? JSONDecoder().decode(ProcessedImage.self, from: data)
+        else { return nil }
+        for rendition in image.renditions {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file(of: rendition).path)[.size]) as? NSNumber
+            guard size?.int64Value == rendition.byteCount else { return nil }
+        }
+        return image
+    }
+}

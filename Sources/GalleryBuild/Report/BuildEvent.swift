@@ -1,0 +1,25 @@
+/// Progress of a build, for a progress display.
+public enum BuildEvent: Sendable {
+    /// A stage began; `total` is how many items it will handle, when known.
+    case started(BuildStage, total: Int?)
+    /// Items of a stage done so far.
+    case advanced(BuildStage, done: Int, total: Int)
+    case finished(BuildStage, seconds: Double)
+    /// Something the user should know that does not fail the build.
+    case warning(String)
+}
+
+/// The stages of a build, in order.
+public enum BuildStage: String, Sendable, CaseIterable {
+    case feed, load, images, render, write
+
+    public var title: String {
+        switch self {
+        case .feed: "Reading feed"
+        case .load: "Loading images"
+        case .images: "Making thumbnails"
+        case .render: "Rendering pages"
+        case .write: "Writing site"
+        }
+    }
+}

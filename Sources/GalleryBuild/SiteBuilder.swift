@@ -1,0 +1,70 @@
+import Foundation
+import GalleryCore
+import Imaging
+import Loading
+import Markdown
+import Rendering
+import Synchronization
+
+/// The pipeline, and the only code that knows the order of the stages:
+/// config -> feed -> load -> images -> render -> write (manifest last) -> report.
+///
+/// Photos are loaded and processed concurrently (loads bounded by the loader, libvips work by an
+/// ``ImagingPool`` as wide as the machine has cores); a photo that fails becomes a placeholder tile
+/// and a report entry. Once writing starts it runs to the end, so an interrupted build leaves the
+/// output as the previous complete site.
+public struct SiteBuilder: Sendable {
+    public typealias EventHandler = @Sendable (BuildEvent) -> Void
+
+    public let siteDirectory: URL
+    public let options: BuildOptions
+    private let events: EventHandler
+
+    public init(siteDirectory: URL, options: BuildOptions = BuildOptions(), events: @escaping EventHandler = { _ in }) {
+        self.siteDirectory = siteDirectory
+        self.options = options
+        self.events = events
+    }
+
+    /// Builds the site. Throws ``BuildError`` when the build cannot finish; a build whose photos
+    /// partly failed returns normally and says so in the report (the caller applies `--strict`).
+    public func build() async throws(BuildError) -> BuildResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let config: SiteConfig
+        let layout: SiteLayout
+        do {
+            config = try ConfigLoader().config(inSite: siteDirectory)
+            layout = try SiteLayout(config: config, siteDirectory: siteDirectory, outputOverride: options.output)
+        } catch {
+            throw .configuration(error)
+        }
+        let session = try await BuildSession(config: config, layout: layout, options: options, events: events)
+        var report = try await session.run()
+        report.seconds["total"] = (clock.now - start).seconds
+        return BuildResult(report: report, config: config, layout: layout)
+    }
+}
+
+/// What a finished build hands back.
+public struct BuildResult: Sendable {
+    public var report: BuildReport
+    public var config: SiteConfig
+    public var layout: SiteLayout
+
+    /// True when the failures should fail the build: `--strict`, or more than `max_failures`.
+    public func failsBuild(strict: Bool) -> Bool {
+        let failed = report.counts.failed
+        guard failed > 0 else { return false }
+        if strict { return true }
+        if let limit = config.maxFailures { return failed > limit }
+        return false
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

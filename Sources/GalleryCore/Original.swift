@@ -1,0 +1,68 @@
+import Foundation
+
+/// The full-size bytes of one image, on disk and verified: what the Loading stage hands on.
+public struct Original: Sendable, Hashable {
+    /// The URL the bytes were asked for.
+    public var source: CanonicalURL
+    /// A file holding exactly the bytes; never modified once handed out.
+    public var file: URL
+    /// Lower-case hex SHA-256 of the bytes.
+    public var sha256: String
+    public var byteCount: Int64
+    public var contentType: String?
+    public var validators: Validators
+    /// How this build got the bytes.
+    public var origin: Origin
+
+    public init(
+        source: CanonicalURL,
+        file: URL,
+        sha256: String,
+        byteCount: Int64,
+        contentType: String? = nil,
+        validators: Validators = Validators(),
+        origin: Origin
+    ) {
+        self.source = source
+        self.file = file
+        self.sha256 = sha256
+        self.byteCount = byteCount
+        self.contentType = contentType
+        self.validators = validators
+        self.origin = origin
+    }
+
+    /// How a build got an original's bytes.
+    public enum Origin: String, Sendable, Codable, Hashable {
+        /// Read from a local file.
+        case local
+        /// Transferred in full (200).
+        case downloaded
+        /// Confirmed unchanged by the server (304).
+        case revalidated
+        /// Fresh in the cache: no request.
+        case fresh
+        /// Stale in the cache and the server failed: used with a warning.
+        case stale
+        /// `--offline`: taken from the cache without asking.
+        case offline
+    }
+}
+
+/// HTTP validators exactly as the server sent them.
+public struct Validators: Sendable, Hashable, Codable {
+    /// The ETag header byte for byte, `W/` included.
+    public var etag: String?
+    /// The Last-Modified header verbatim.
+    public var lastModified: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case etag
+        case lastModified = "last_modified"
+    }
+}

@@ -1,0 +1,56 @@
+/// One thumbnail file: a photo at one width in one format.
+public struct Rendition: Sendable, Hashable, Codable {
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    /// Path relative to the output folder, e.g. `images/0123456789abcdef-480.webp`.
+    public var path: String
+    public var byteCount: Int64
+
+    public init(format: ImageFormat, width: Int, height: Int, path: String, byteCount: Int64) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.path = path
+        self.byteCount = byteCount
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case format, width, height, path
+        case byteCount = "bytes"
+    }
+}
+
+/// What to show while a photo loads: its dominant colour and a tiny blurred preview.
+public struct Placeholder: Sendable, Hashable, Codable {
+    /// `#rrggbb`.
+    public var color: String
+    /// A `data:image/webp;base64,...` URI of a few hundred bytes.
+    public var dataURI: String
+
+    public init(color: String, dataURI: String) {
+        self.color = color
+        self.dataURI = dataURI
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case color
+        case dataURI = "data_uri"
+    }
+}
+
+/// The result of processing one original: its upright size, its renditions and its placeholder.
+public struct ProcessedImage: Sendable, Hashable, Codable {
+    public var width: Int
+    public var height: Int
+    /// Sorted by format, then width.
+    public var renditions: [Rendition]
+    public var placeholder: Placeholder
+
+    public init(width: Int, height: Int, renditions: [Rendition], placeholder: Placeholder) {
+        self.width = width
+        self.height = height
+        self.renditions = renditions
+        self.placeholder = placeholder
+    }
+}

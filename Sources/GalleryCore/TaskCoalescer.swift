@@ -1,0 +1,81 @@
+/// Runs one operation per key however many callers ask for it, and remembers the outcome.
+///
+/// Each caller waits on its own continuation, so a cancelled caller stops waiting at once; the
+/// operation is cancelled only when its last waiter has gone. The running entry leaves the map on
+/// every ending: success, failure or cancellation (Nuke's `TaskPool` works the same way).
+/// Successes and failures are remembered, so a key asked for again later is not run again;
+/// a cancelled run is forgotten, so asking again starts afresh.
+package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
+    private struct Running {
+        let generation: Int
+        var task: Task<Void, Never>?
+        var waiters: [Int: CheckedContinuation<Value, any Error>] = [:]
+    }
+
+    private var running: [Key: Running] = [:]
+    private var finished: [Key: Result<Value, any Error>] = [:]
+    private var nextID = 0
+
+    /// How many operations have been started, over the coalescer's life (for reports and tests).
+    package private(set) var startedCount = 0
+
+    /// How many waiters the key has now.
+    package func waiterCount(for key: Key) -> Int { running[key]?.waiters.count ?? 0 }
+
+    package init() {}
+
+    package func value(for key: Key, operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        if let result = finished[key] { return try result.get() }
+        nextID += 1
+        let waiterID = nextID
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard !Task.isCancelled else {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                if running[key] == nil { start(key, operation) }
+                running[key]?.waiters[waiterID] = continuation
+            }
+        } onCancel: {
+            Task { await self.leave(key, waiterID: waiterID) }
+        }
+    }
+
+    private func start(_ key: Key, _ operation: @escaping @Sendable () async throws -> Value) {
+        nextID += 1
+        let generation = nextID
+        startedCount += 1
+        running[key] = Running(generation: generation)
+        running[key]?.task = Task {
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
+            }
+            self.finish(key, generation: generation, result: result)
+        }
+    }
+
+    private func finish(_ key: Key, generation: Int, result: Result<Value, any Error>) {
+        guard let entry = running[key], entry.generation == generation else { return }
+        running[key] = nil
+        if case .failure(let error) = result, error is CancellationError {
+            // Nobody is left to tell (the last waiter's leaving cancelled it), or a caller's
+            // cancellation reached the operation: forget it so that the next ask starts afresh.
+        } else {
+            finished[key] = result
+        }
+        for continuation in entry.waiters.values { continuation.resume(with: result) }
+    }
+
+    private func leave(_ key: Key, waiterID: Int) {
+        guard let continuation = running[key]?.waiters.removeValue(forKey: waiterID) else { return }
+        continuation.resume(throwing: CancellationError())
+        if running[key]?.waiters.isEmpty == true {
+            running[key]?.task?.cancel()
+            running[key] = nil
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import CVips
+import Foundation
+import GalleryCore
+
+/// The Imaging stage: one original file in, its renditions and placeholder out.
+///
+/// Each original is decoded once (shrinking on load) to the largest width needed, turned upright by
+/// its EXIF orientation, converted to sRGB and kept in memory while every smaller width and every
+/// format is made from it; metadata is stripped on save (no GPS leaks) and nothing is upscaled.
+/// Calls block their thread on libvips: run them off Swift's cooperative pool (``ImagingPool``).
+public struct ImageProcessor: Sendable {
+    public struct Configuration: Sendable {
+        public var widths: [Int]
+        public var formats: [ImageFormat]
+        public var quality: Int
+        /// Images with more pixels than this are rejected from their header.
+        public var maxPixels: Int
+        /// libvips' WebP effort, 0-6: the biggest speed lever of a build.
+        public var webpEffort: Int
+        /// libvips' AVIF effort, 0-9.
+        public var avifEffort: Int
+        /// libvips worker threads per image.
+        public var threadsPerImage: Int
+
+        public init(
+            widths: [Int] = [480, 960, 1600],
+            formats: [ImageFormat] = [.webp],
+            quality: Int = 80,
+            maxPixels: Int = 100_000_000,
+            webpEffort: Int = 4,
+            avifEffort: Int = 2,
+            threadsPerImage: Int = 1
+        ) {
+            self.widths = widths
+            self.formats = formats
+            self.quality = quality
+            self.maxPixels = maxPixels
+            self.webpEffort = webpEffort
+            self.avifEffort = avifEffort
+            self.threadsPerImage = threadsPerImage
+        }
+    }
+
+    public let configuration: Configuration
+    /// The libvips version: part of every recipe.
+    public let libraryVersion: String
+
+    public init(configuration: Configuration) throws(ImagingError) {
+        self.configuration = configuration
+        self.libraryVersion = try Vips.start()
+        gg_vips_configure(Int32(max(1, configuration.threadsPerImage)))
+    }
+
+    /// The libvips version, starting libvips if needed.
+    public static func libraryVersion() throws(ImagingError) -> String {
+        try Vips.start()
+    }
+
+    /// Reads only the header of `file`.
+    public func header(of file: URL) throws(ImagingError) -> ImageHeader {
+        guard let loader = gg_vips_loader(file.path) else {
+            _ = Vips.takeErrorText()
+            throw ImagingError(.unsupportedFormat, "\(file.lastPathComponent) is not an image libvips can read")
+        }
+        guard let pointer = gg_vips_open_header(file.path) else {
+            throw ImagingError(.decode, "cannot read the header of \(file.lastPathComponent): \(Vips.takeErrorText())")
+        }
+        let image = VipsImageRef(pointer)
+        let orientation = Int(gg_vips_orientation(pointer))
+        let swapsSides = orientation >= 5
+        return ImageHeader(
+            width: swapsSides ? image.height : image.width,
+            height: swapsSides ? image.width : image.height,
+            orientation: orientation,
+            loader: String(cString: loader)
+        )
+    }
+
+    /// Makes every rendition of `file` in `directory`, named `<stem>-<width>.<ext>` where the stem
+    /// of each format comes from `stems`. Returned paths are bare file names.
+    public func process(_ file: URL, stems: [ImageFormat: String], into directory: URL) throws(ImagingError)
+        -> ProcessedImage
+    {
+        let header = try header(of: file)
+        guard header.pixelCount <= configuration.maxPixels else {
+            throw ImagingError(
+                .tooManyPixels,
+                "\(file.lastPathComponent) is \(header.width)x\(header.height) (\(header.pixelCount) pixels), over "
+                    + "max_pixels (\(configuration.maxPixels)); it was rejected before decoding"
+            )
+        }
+        let widths = Self.outputWidths(configured: configuration.widths, originalWidth: header.width)
+        let largest = try decode(file, width: widths.last ?? header.width)
+        var renditions: [Rendition] = []
+        var smallest = largest
+        for width in widths.reversed() {
+            let image =
+                width >= largest.width
+                ? largest
+                : try largest.making(.decode, "resizing \(file.lastPathComponent)") {
+                    gg_vips_thumbnail_image($0, $1, Int32(width))
+                }
+            for format in configuration.formats.sorted() {
+                guard let stem = stems[format] else { continue }
+                let name = "\(stem)-\(width).\(format.fileExtension)"
+                let size = try save(image, as: format, to: directory.appendingPathComponent(name))
+                renditions.append(
+                    Rendition(format: format, width: image.width, height: image.height, path: name, byteCount: size)
+                )
+            }
+            smallest = image
+        }
+        renditions.sort { ($0.format, $0.width) < ($1.format, $1.width) }
+        return ProcessedImage(
+            width: header.width,
+            height: header.height,
+            renditions: renditions,
+            placeholder: try placeholder(from: smallest, name: file.lastPathComponent)
+        )
+    }
+
+    /// The widths to make: the configured ones below the original's width, plus the original's
+    /// own width once when any configured width reaches it (never upscale).
+    static func outputWidths(configured: [Int], originalWidth: Int) -> [Int] {
+        var widths = Set(configured.filter { $0 > 0 && $0 < originalWidth })
+        if configured.contains(where: { $0 >= originalWidth }) || widths.isEmpty { widths.insert(originalWidth) }
+        return widths.sorted()
+    }
+
+    /// Decodes once, shrinking on load, upright, in 8-bit sRGB, held in memory.
+    private func decode(_ file: URL, width: Int) throws(ImagingError) -> VipsImageRef {
+        var output: UnsafeMutablePointer<VipsImage>?
+        try Vips.check(.decode, "cannot decode \(file.lastPathComponent)") {
+            gg_vips_thumbnail(file.path, &output, Int32(width))
+        }
+        guard let output else { throw ImagingError(.decode, "cannot decode \(file.lastPathComponent)") }
+        let thumbnail = VipsImageRef(output)
+        let srgb = try thumbnail.making(.decode, "cannot convert \(file.lastPathComponent) to sRGB") {
+            gg_vips_to_srgb($0, $1)
+        }
+        // A sequential image can be read once; every width and format reads this one.
+        guard let memory = vips_image_copy_memory(srgb.pointer) else {
+            throw ImagingError(.decode, "cannot decode \(file.lastPathComponent): \(Vips.takeErrorText())")
+        }
+        return VipsImageRef(memory)
+    }
+
+    /// Encodes to a temporary file beside `target`, flushes and renames it; returns its size.
+    private func save(_ image: VipsImageRef, as format: ImageFormat, to target: URL) throws(ImagingError) -> Int64 {
+        let temporary = AtomicFile.temporaryURL(for: target)
+        let quality = Int32(configuration.quality)
+        do {
+            switch format {
+            case .webp:
+                try Vips.check(.encode, "cannot encode WebP") {
+                    gg_vips_webpsave(image.pointer, temporary.path, quality, Int32(configuration.webpEffort))
+                }
+            case .avif:
+                try Vips.check(.encode, "cannot encode AVIF") {
+                    gg_vips_avifsave(image.pointer, temporary.path, quality, Int32(configuration.avifEffort))
+                }
+            case .jpeg:
+                let opaque =
+                    image.bands == 4 || image.bands == 2
+                    ? try image.making(.encode, "cannot flatten for JPEG") { gg_vips_flatten_white($0, $1) }
+                    : image
+                try Vips.check(.encode, "cannot encode JPEG") {
+                    gg_vips_jpegsave(opaque.pointer, temporary.path, quality)
+                }
+            }
+            try AtomicFile.commit(temporary, to: target)
+        } catch let error as ImagingError {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ImagingError(.write, "cannot write \(target.path): \(error.localizedDescription)")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? NSNumber)??.int64Value
+        return size ?? 0
+    }
+}

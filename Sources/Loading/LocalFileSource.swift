@@ -1,0 +1,32 @@
+import Foundation
+import GalleryCore
+
+/// Loads `file:` URLs: the image stays where it is; it is hashed as it is read.
+struct LocalFileSource: Sendable {
+    let maxImageBytes: Int64
+
+    func original(for source: CanonicalURL) throws -> Original {
+        let file = source.url
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        } catch {
+            throw LoadingError(
+                .unreadableFile, url: file.path, "cannot read the file: it does not exist or is not readable")
+        }
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        guard size <= maxImageBytes else {
+            throw LoadingError(
+                .tooLarge,
+                url: file.path,
+                "the file is \(size) bytes, over max_image_bytes (\(maxImageBytes)); raise it in gallery.yml"
+            )
+        }
+        do {
+            let digest = try FileDigest.sha256(of: file)
+            return Original(source: source, file: file, sha256: digest.hex, byteCount: digest.byteCount, origin: .local)
+        } catch {
+            throw LoadingError(.unreadableFile, url: file.path, "cannot read the file: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import CCmarkGFM
+import Foundation
+
+/// Markdown (GitHub-flavoured: tables, strikethrough, autolinks, task lists) to HTML.
+///
+/// Safe by default: raw HTML in the text is shown as text (escaped) and `javascript:`-style links
+/// are dropped, so Markdown cannot inject script. A site that trusts its Markdown can opt in to raw HTML.
+public struct MarkdownRenderer: Sendable {
+    private static let extensionNames = ["table", "strikethrough", "autolink", "tasklist", "tagfilter"]
+    private static let registered: Void = cmark_gfm_core_extensions_ensure_registered()
+
+    public var allowsRawHTML: Bool
+
+    public init(allowsRawHTML: Bool = false) {
+        self.allowsRawHTML = allowsRawHTML
+    }
+
+    /// Renders `text` to an HTML fragment.
+    public func html(from text: String) -> String {
+        _ = Self.registered
+        var options = CMARK_OPT_DEFAULT | CMARK_OPT_GITHUB_PRE_LANG | CMARK_OPT_FOOTNOTES | CMARK_OPT_SMART
+        if allowsRawHTML { options |= CMARK_OPT_UNSAFE }
+        guard let parser = cmark_parser_new(options) else { return "" }
+        defer { cmark_parser_free(parser) }
+        for name in Self.extensionNames {
+            if let syntaxExtension = cmark_find_syntax_extension(name) {
+                cmark_parser_attach_syntax_extension(parser, syntaxExtension)
+            }
+        }
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                cmark_parser_feed(parser, characters.baseAddress, characters.count)
+            }
+        }
+        guard let document = cmark_parser_finish(parser) else { return "" }
+        defer { cmark_node_free(document) }
+        if !allowsRawHTML { Self.escapeRawHTML(in: document) }
+        guard let rendered = cmark_render_html(document, options, cmark_parser_get_syntax_extensions(parser)) else {
+            return ""
+        }
+        defer { free(rendered) }
+        return String(cString: rendered)
+    }
+
+    /// Replaces every raw HTML node by a text node of the same characters, which the renderer escapes.
+    private static func escapeRawHTML(in document: OpaquePointer) {
+        var htmlNodes: [OpaquePointer] = []
+        guard let iterator = cmark_iter_new(document) else { return }
+        while case let event = cmark_iter_next(iterator), event != CMARK_EVENT_DONE {
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let type = cmark_node_get_type(node)
+            if type == CMARK_NODE_HTML_INLINE || type == CMARK_NODE_HTML_BLOCK { htmlNodes.append(node) }
+        }
+        cmark_iter_free(iterator)
+        for node in htmlNodes {
+            let literal = cmark_node_get_literal(node)
+            let text = cmark_node_new(CMARK_NODE_TEXT)
+            cmark_node_set_literal(text, literal)
+            if cmark_node_get_type(node) == CMARK_NODE_HTML_BLOCK {
+                let paragraph = cmark_node_new(CMARK_NODE_PARAGRAPH)
+                cmark_node_append_child(paragraph, text)
+                cmark_node_insert_before(node, paragraph)
+            } else {
+                cmark_node_insert_before(node, text)
+            }
+            cmark_node_free(node)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import GalleryCore
+
+/// Splits the gallery into pages (all photos, then each album) and builds each page's context.
+struct PagePlan {
+    struct Album {
+        var title: String
+        var slug: String
+        var items: [GalleryItem]
+    }
+
+    struct Page {
+        var path: String
+        var number: Int
+        var items: ArraySlice<GalleryItem>
+        var album: Album?
+        var siblings: [String]
+    }
+
+    let gallery: Gallery
+    let albums: [Album]
+    let pages: [Page]
+
+    init(gallery: Gallery, pageSize: Int) {
+        self.gallery = gallery
+        // One album is no choice: album pages only when the feed has two or more.
+        let albums = Self.albums(of: gallery.items)
+        self.albums = albums.count > 1 ? albums : []
+        var pages = Self.pages(of: gallery.items, prefix: "index", album: nil, pageSize: pageSize)
+        for album in self.albums {
+            pages += Self.pages(of: album.items, prefix: "album-\(album.slug)", album: album, pageSize: pageSize)
+        }
+        self.pages = pages
+    }
+
+    private static func pages(of items: [GalleryItem], prefix: String, album: Album?, pageSize: Int) -> [Page] {
+        let count = max(1, (items.count + pageSize - 1) / pageSize)
+        let paths = (1...count).map { number in
+            if prefix == "index" { return number == 1 ? "index.html" : "page-\(number).html" }
+            return number == 1 ? "\(prefix).html" : "\(prefix)-\(number).html"
+        }
+        return (1...count).map { number in
+            let start = (number - 1) * pageSize
+            let end = min(items.count, start + pageSize)
+            return Page(
+                path: paths[number - 1], number: number, items: items[start..<end], album: album, siblings: paths)
+        }
+    }
+
+    /// Albums in order of first appearance; a numeric album id reads "Album N".
+    private static func albums(of items: [GalleryItem]) -> [Album] {
+        var order: [String] = []
+        var members: [String: [GalleryItem]] = [:]
+        for item in items {
+            guard let album = item.photo.album else { continue }
+            if members[album] == nil { order.append(album) }
+            members[album, default: []].append(item)
+        }
+        var usedSlugs: Set<String> = []
+        return order.map { name in
+            let title = name.allSatisfy(\.isNumber) ? "Album \(name)" : name
+            var slug = slugify(name)
+            var suffix = 2
+            while usedSlugs.contains(slug) {
+                slug = "\(slugify(name))-\(suffix)"
+                suffix += 1
+            }
+            usedSlugs.insert(slug)
+            return Album(title: title, slug: slug, items: members[name] ?? [])
+        }
+    }
+
+    /// Lower-case ASCII letters and digits joined by dashes; never empty.
+    static func slugify(_ text: String) -> String {
+        var slug = ""
+        for scalar in text.lowercased().unicodeScalars {
+            if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) {
+                slug.unicodeScalars.append(scalar)
+            } else if !slug.isEmpty, !slug.hasSuffix("-") {
+                slug += "-"
+            }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        return slug.isEmpty ? "album" : slug
+    }
+
+    func context(for page: Page, eagerCount: Int) -> [String: Any] {
+        let photos = page.items.enumerated().map { offset, item in
+            PhotoViewModel.context(for: item, eager: offset < eagerCount)
+        }
+        let pageCount = page.siblings.count
+        var pageContext: [String: Any] = [
+            "number": page.number,
+            "count": pageCount,
+            "hasMany": pageCount > 1,
+            "isNotFirst": page.number > 1,
+            "links": page.siblings.enumerated().map { index, path in
+                ["number": index + 1, "href": path, "current": index + 1 == page.number] as [String: Any]
+            },
+        ]
+        if page.number > 1 { pageContext["previous"] = page.siblings[page.number - 2] }
+        if page.number < pageCount { pageContext["next"] = page.siblings[page.number] }
+        var context: [String: Any] = [
+            "site": ["title": gallery.title],
+            "title": page.album.map { "\($0.title) · \(gallery.title)" } ?? gallery.title,
+            "isIndex": page.album == nil,
+            "photos": photos,
+            "photoCount": page.album?.items.count ?? gallery.items.count,
+            "page": pageContext,
+            "hasAlbums": !albums.isEmpty,
+            "albums": [
+                "items": albums.map { album in
+                    [
+                        "title": album.title, "href": "album-\(album.slug).html",
+                        "photoCount": album.items.count, "current": album.slug == page.album?.slug,
+                    ] as [String: Any]
+                }
+            ] as [String: Any],
+        ]
+        // The intro opens the gallery's first page only.
+        if page.album == nil, page.number == 1, !gallery.introHTML.isEmpty { context["intro"] = gallery.introHTML }
+        if let album = page.album { context["albumTitle"] = album.title }
+        if let base = gallery.baseURL, !base.isEmpty {
+            context["canonical"] = (base.hasSuffix("/") ? base : base + "/") + page.path
+        }
+        return context
+    }
+}

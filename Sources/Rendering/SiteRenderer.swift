@@ -1,0 +1,104 @@
+import Foundation
+import GalleryCore
+import Mustache
+
+/// The Rendering stage: a ``Gallery`` in, the site's pages and theme assets out.
+///
+/// Pages hold `pageSize` photos each (`index.html`, `page-2.html`, ...); a feed with albums also
+/// gets album pages (`album-<name>.html`, `album-<name>-2.html`). All links are relative, so the
+/// site works from any folder. Feed text is escaped by the templates; the first row of each page
+/// loads eagerly with high priority, the rest lazily.
+public struct SiteRenderer: Sendable {
+    public struct Configuration: Sendable {
+        /// A theme folder (`page.mustache`, `photo.mustache`, `assets/`); nil for the built-in one.
+        public var themeDirectory: URL?
+        public var pageSize: Int
+        /// Photos in the widest row of the theme's grid: they load eagerly.
+        public var eagerCount: Int
+
+        public init(themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4) {
+            self.themeDirectory = themeDirectory
+            self.pageSize = pageSize
+            self.eagerCount = eagerCount
+        }
+    }
+
+    private let configuration: Configuration
+    private let library: MustacheLibrary
+    private let theme: URL
+
+    public init(configuration: Configuration) async throws(RenderingError) {
+        guard let theme = configuration.themeDirectory ?? Self.builtInTheme else {
+            throw RenderingError(
+                "the built-in theme is missing beside the gallerygen binary; set `templates` in gallery.yml")
+        }
+        guard FileManager.default.fileExists(atPath: theme.appendingPathComponent("page.mustache").path) else {
+            throw RenderingError("\(theme.path): no page.mustache in the theme folder")
+        }
+        do {
+            self.library = try await MustacheLibrary(directory: theme.path)
+        } catch let error as MustacheLibrary.ParserError {
+            throw RenderingError(
+                "\(theme.appendingPathComponent(error.filename).path):\(error.context.lineNumber):"
+                    + "\(error.context.columnNumber): template error: \(error.error)"
+            )
+        } catch {
+            throw RenderingError("\(theme.path): cannot load the theme: \(error)")
+        }
+        self.configuration = configuration
+        self.theme = theme
+    }
+
+    /// The theme shipped with gallerygen, found beside the executable (SwiftPM's resource bundle).
+    /// Looked up by hand: `Bundle.module` stops the process when the bundle has been moved away.
+    public static var builtInTheme: URL? {
+        let bundleName = "gallerygen_Rendering.resources"
+        let executableFolder = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = [executableFolder, Bundle.main.resourceURL, Bundle.main.bundleURL].compactMap { $0 }
+        for folder in candidates {
+            for bundle in [bundleName, "gallerygen_Rendering.bundle/Contents/Resources", "gallerygen_Rendering.bundle"]
+            {
+                let theme = folder.appendingPathComponent(bundle).appendingPathComponent("Theme")
+                if FileManager.default.fileExists(atPath: theme.appendingPathComponent("page.mustache").path) {
+                    return theme
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Every page of the site plus the theme's assets, in a stable order.
+    public func render(_ gallery: Gallery) throws(RenderingError) -> [RenderedFile] {
+        let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
+        var files: [RenderedFile] = []
+        for page in plan.pages {
+            let context = plan.context(for: page, eagerCount: configuration.eagerCount)
+            guard let html = library.render(context, withTemplate: "page") else {
+                throw RenderingError("\(theme.path): the theme has no page template")
+            }
+            files.append(RenderedFile(path: page.path, contents: Array(html.utf8)))
+        }
+        files += try assets()
+        return files
+    }
+
+    /// The theme's `assets/` folder, copied as it is.
+    private func assets() throws(RenderingError) -> [RenderedFile] {
+        let folder = theme.appendingPathComponent("assets")
+        guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        var files: [RenderedFile] = []
+        for case let relative as String in enumerator.sorted(by: { "\($0)" < "\($1)" }) {
+            let source = folder.appendingPathComponent(relative)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: source.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue,
+                !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") })
+            else { continue }
+            guard let data = FileManager.default.contents(atPath: source.path) else {
+                throw RenderingError("\(source.path): cannot read the theme asset")
+            }
+            files.append(RenderedFile(path: "assets/\(relative)", contents: [UInt8](data)))
+        }
+        return files
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import GalleryBuild
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Progress and messages: a redrawn progress bar per stage on a terminal, a plain line per stage
+/// otherwise (CI logs). Errors and warnings go to standard error.
+final class Console: Sendable {
+    private let quiet: Bool
+    private let verbose: Bool
+    private let isTerminal: Bool
+    private let state = Mutex(State())
+
+    private struct State {
+        var lastDraw: ContinuousClock.Instant?
+        var barShown = false
+    }
+
+    init(quiet: Bool, verbose: Bool) {
+        self.quiet = quiet
+        self.verbose = verbose
+        self.isTerminal = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    func handle(_ event: BuildEvent) {
+        guard !quiet else { return }
+        switch event {
+        case .started(let stage, _):
+            if !isTerminal { line("\(stage.title)…") }
+        case .advanced(let stage, let done, let total):
+            guard isTerminal else { return }
+            drawBar(stage: stage, done: done, total: total)
+        case .finished(let stage, let seconds):
+            clearBar()
+            line(String(format: "%@ done in %.2fs", stage.title, seconds))
+        case .warning(let message):
+            if verbose {
+                clearBar()
+                warn(message)
+            }
+        }
+    }
+
+    func say(_ message: String) {
+        guard !quiet else { return }
+        print(message)
+    }
+
+    func warn(_ message: String) {
+        guard !quiet else { return }
+        write("warning: \(message)\n")
+    }
+
+    func error(_ message: String) {
+        write("error: \(message)\n")
+    }
+
+    /// Clears a progress bar left on the screen.
+    func finish() {
+        clearBar()
+    }
+
+    private func line(_ text: String) {
+        write(text + "\n")
+    }
+
+    private func drawBar(stage: BuildStage, done: Int, total: Int) {
+        let now = ContinuousClock.now
+        let shouldDraw = state.withLock { state -> Bool in
+            if done < total, let last = state.lastDraw, now - last < .milliseconds(80) { return false }
+            state.lastDraw = now
+            state.barShown = true
+            return true
+        }
+        guard shouldDraw else { return }
+        let width = 30
+        let filled = total > 0 ? width * done / total : width
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        write("\r\u{1B}[2K\(stage.title) \(bar) \(done)/\(total)")
+    }
+
+    private func clearBar() {
+        let shown = state.withLock { state in
+            defer { state.barShown = false }
+            return state.barShown
+        }
+        if shown { write("\r\u{1B}[2K") }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
