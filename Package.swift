@@ -55,7 +55,8 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["GalleryCore", "Imaging", .product(name: "Crypto", package: "swift-crypto")],
+            // Test images are made with libvips directly: the one module besides Imaging that imports CVips.
+            dependencies: ["GalleryCore", "CVips"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "GalleryCoreTests", dependencies: ["GalleryCore"]),
@@ -63,7 +64,7 @@ let package = Package(
         .testTarget(name: "LoadingTests", dependencies: ["Loading", "GalleryCore", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "GalleryCore", "TestSupport"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "GalleryCore"], resources: [.copy("Golden")]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "GalleryCore", "TestSupport"]),
         .testTarget(name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["GalleryCore", "TestSupport"]),
     ]

@@ -4,6 +4,7 @@
 #ifndef GALLERYGEN_CVIPS_SHIM_H
 #define GALLERYGEN_CVIPS_SHIM_H
 
+#include <string.h>
 #include <vips/vips.h>
 
 /// Starts libvips once per process; returns 0 on success.
@@ -40,14 +41,43 @@ static inline const char *gg_vips_loader(const char *path) {
 }
 
 /// Decodes `path` once, shrinking on load, to at most `width` pixels wide (never upscaled),
-/// upright by its EXIF orientation and in sRGB; fails on any decoding error.
+/// upright by its EXIF orientation; fails on any decoding error. No `export_profile`: on an
+/// image without an embedded profile, 8.14 would shift its colours (gg_vips_icc_to_srgb is for
+/// images that have one).
 static inline int gg_vips_thumbnail(const char *path, VipsImage **out, int width) {
     return vips_thumbnail(path, out, width,
                           "height", VIPS_MAX_COORD,
                           "size", VIPS_SIZE_DOWN,
-                          "export_profile", "srgb",
                           "fail_on", VIPS_FAIL_ON_ERROR,
                           NULL);
+}
+
+/// Whether the image carries an ICC profile.
+static inline int gg_vips_has_icc_profile(VipsImage *image) {
+    return vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0;
+}
+
+/// Converts an image with an embedded profile to sRGB through that profile.
+static inline int gg_vips_icc_to_srgb(VipsImage *in, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "intent", VIPS_INTENT_PERCEPTUAL, NULL);
+}
+
+/// Removes the metadata items (EXIF, XMP, IPTC, ICC, orientation, comments) from an image this
+/// code holds the only reference to. Header fields (width, filename, ...) are not touched:
+/// removing those crashes libvips.
+static inline void gg_vips_remove_metadata(VipsImage *image) {
+    static const char *prefixes[] = {"exif-", "xmp-", "iptc-", "icc-", "orientation", "png-comment", "gif-comment",
+                                     "heif-", "jpeg-thumbnail", "gps", NULL};
+    gchar **fields = vips_image_get_fields(image);
+    for (int i = 0; fields[i] != NULL; i++) {
+        for (int p = 0; prefixes[p] != NULL; p++) {
+            if (strncmp(fields[i], prefixes[p], strlen(prefixes[p])) == 0) {
+                (void) vips_image_remove(image, fields[i]);
+                break;
+            }
+        }
+    }
+    g_strfreev(fields);
 }
 
 /// Resizes an in-memory image to `width` pixels wide, keeping its aspect ratio, never upscaling.
@@ -82,10 +112,6 @@ static inline int gg_vips_band_mean(VipsImage *in, int band, double *mean) {
     return result;
 }
 
-/// WebP, written to a file, metadata stripped.
-static inline int gg_vips_webpsave(VipsImage *in, const char *path, int quality, int effort) {
-    return vips_webpsave(in, path, "Q", quality, "effort", effort, "strip", TRUE, NULL);
-}
 
 /// Progressive JPEG, written to a file, metadata stripped.
 static inline int gg_vips_jpegsave(VipsImage *in, const char *path, int quality) {
@@ -99,9 +125,10 @@ static inline int gg_vips_avifsave(VipsImage *in, const char *path, int quality,
                          "effort", effort, "strip", TRUE, NULL);
 }
 
-/// WebP into a buffer (for the inline placeholder); free the buffer with g_free.
-static inline int gg_vips_webpsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
-    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+/// WebP into a buffer; free the buffer with g_free. libvips 8.14 writes an EXIF chunk even with
+/// `strip`, so callers remove metadata chunks from the result (WebPContainer in Imaging).
+static inline int gg_vips_webpsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality, int effort) {
+    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "effort", effort, "strip", TRUE, NULL);
 }
 
 /// JPEG and PNG to a file with their metadata kept: used to make test images.

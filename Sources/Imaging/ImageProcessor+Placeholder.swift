@@ -25,14 +25,7 @@ extension ImageProcessor {
         while means.count < 3 { means.append(means.first ?? 0) }
         let color = "#" + means.map { String(format: "%02x", Int(min(255, max(0, $0.rounded())))) }.joined()
 
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        try Vips.check(.encode, "cannot encode the placeholder of \(name)") {
-            gg_vips_webpsave_buffer(blurred.pointer, &buffer, &length, 30)
-        }
-        defer { gg_g_free(buffer) }
-        guard let buffer else { throw ImagingError(.encode, "cannot encode the placeholder of \(name)") }
-        let data = Data(bytes: buffer, count: length)
+        let data = Data(WebPContainer.removingMetadata(from: try blurred.webpData(quality: 30, effort: 4)))
         return Placeholder(color: color, dataURI: "data:image/webp;base64," + data.base64EncodedString())
     }
 }

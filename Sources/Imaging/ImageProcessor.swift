@@ -134,14 +134,22 @@ public struct ImageProcessor: Sendable {
             gg_vips_thumbnail(file.path, &output, Int32(width))
         }
         guard let output else { throw ImagingError(.decode, "cannot decode \(file.lastPathComponent)") }
-        let thumbnail = VipsImageRef(output)
-        let srgb = try thumbnail.making(.decode, "cannot convert \(file.lastPathComponent) to sRGB") {
+        var image = VipsImageRef(output)
+        if gg_vips_has_icc_profile(image.pointer) != 0 {
+            image = try image.making(.decode, "cannot convert \(file.lastPathComponent) to sRGB") {
+                gg_vips_icc_to_srgb($0, $1)
+            }
+        }
+        // Grey, 16-bit and CMYK images become 8-bit sRGB too.
+        image = try image.making(.decode, "cannot convert \(file.lastPathComponent) to sRGB") {
             gg_vips_to_srgb($0, $1)
         }
         // A sequential image can be read once; every width and format reads this one.
-        guard let memory = vips_image_copy_memory(srgb.pointer) else {
+        guard let memory = vips_image_copy_memory(image.pointer) else {
             throw ImagingError(.decode, "cannot decode \(file.lastPathComponent): \(Vips.takeErrorText())")
         }
+        // Ours alone: strip it here, so that no rendition (and no GPS position) carries metadata.
+        gg_vips_remove_metadata(memory)
         return VipsImageRef(memory)
     }
 
@@ -152,9 +160,8 @@ public struct ImageProcessor: Sendable {
         do {
             switch format {
             case .webp:
-                try Vips.check(.encode, "cannot encode WebP") {
-                    gg_vips_webpsave(image.pointer, temporary.path, quality, Int32(configuration.webpEffort))
-                }
+                let bytes = try image.webpData(quality: quality, effort: Int32(configuration.webpEffort))
+                try Data(WebPContainer.removingMetadata(from: bytes)).write(to: temporary)
             case .avif:
                 try Vips.check(.encode, "cannot encode AVIF") {
                     gg_vips_avifsave(image.pointer, temporary.path, quality, Int32(configuration.avifEffort))

@@ -63,4 +63,16 @@ final class VipsImageRef: @unchecked Sendable {
         guard let output else { throw ImagingError(code, "\(context()): libvips returned no image") }
         return VipsImageRef(output)
     }
+
+    /// Encodes as WebP into memory.
+    func webpData(quality: Int32, effort: Int32) throws(ImagingError) -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        try Vips.check(.encode, "cannot encode WebP") {
+            gg_vips_webpsave_buffer(pointer, &buffer, &length, quality, effort)
+        }
+        defer { gg_g_free(buffer) }
+        guard let buffer else { throw ImagingError(.encode, "cannot encode WebP: libvips returned no data") }
+        return [UInt8](UnsafeRawBufferPointer(start: buffer, count: length))
+    }
 }
