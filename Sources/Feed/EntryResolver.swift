@@ -122,7 +122,7 @@ private struct Fields {
 
     /// iTunes artwork URLs end in `100x100bb.jpg`; the same path with another size serves that size.
     static func upsizedArtwork(_ url: String, width: Int) -> String {
-        guard let range = url.range(of: #"/\d+x\d+bb\."#, options: [.regularExpression, .backwards]) else { return url }
-        return url.replacingCharacters(in: range, with: "/\(width)x\(width)bb.")
+        guard let range = url.range(of: #"\d+x\d+bb\."#, options: [.regularExpression, .backwards]) else { return url }
+        return url.replacingCharacters(in: range, with: "\(width)x\(width)bb.")
     }
 }

@@ -67,8 +67,9 @@ struct JSONParser {
     }
 
     private mutating func parseLiteral(_ word: String, _ value: JSONValue) throws(Failure) -> JSONValue {
+        let start = position
         for expected in word.utf8 {
-            guard current == expected else { throw failure("invalid literal, expected '\(word)'") }
+            guard current == expected else { throw failure("invalid literal, expected '\(word)'", at: start) }
             position += 1
         }
         return value

@@ -102,30 +102,36 @@ public struct TestImage: Sendable {
 
     /// Saves as JPEG, with an EXIF orientation tag when `orientation` is not nil.
     public func saveJPEG(to file: URL, orientation: Int? = nil, quality: Int = 92) throws {
-        let image = try vipsImage()
+        let image = try vipsImage(for: file)
         defer { gg_g_object_unref(image) }
         if let orientation { vips_image_set_int(image, VIPS_META_ORIENTATION, Int32(orientation)) }
         guard gg_vips_jpegsave_keeping_metadata(image, file.path, Int32(quality)) == 0 else {
-            throw TestImageError(message: "jpegsave: \(String(cString: vips_error_buffer()))")
+            throw TestImageError(message: "jpegsave: \(TestImage.takeError())")
         }
     }
 
     public func savePNG(to file: URL) throws {
-        let image = try vipsImage()
+        let image = try vipsImage(for: file)
         defer { gg_g_object_unref(image) }
         guard gg_vips_pngsave(image, file.path) == 0 else {
-            throw TestImageError(message: "pngsave: \(String(cString: vips_error_buffer()))")
+            throw TestImageError(message: "pngsave: \(TestImage.takeError())")
         }
     }
 
-    private func vipsImage() throws -> UnsafeMutablePointer<VipsImage> {
+    private func vipsImage(for file: URL) throws -> UnsafeMutablePointer<VipsImage> {
         TestImage.startVips()
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         let image = pixels.withUnsafeBytes { buffer in
             vips_image_new_from_memory_copy(
                 buffer.baseAddress, buffer.count, Int32(width), Int32(height), 3, VIPS_FORMAT_UCHAR)
         }
         guard let image else { throw TestImageError(message: "cannot make a test image") }
         return image
+    }
+
+    static func takeError() -> String {
+        defer { vips_error_clear() }
+        return String(cString: vips_error_buffer())
     }
 
     static func startVips() {
@@ -138,7 +144,7 @@ public struct TestImage: Sendable {
     public static func load(_ file: URL) throws -> TestImage {
         startVips()
         guard let opened = gg_vips_open_header(file.path) else {
-            throw TestImageError(message: "cannot open \(file.path): \(String(cString: vips_error_buffer()))")
+            throw TestImageError(message: "cannot open \(file.path): \(TestImage.takeError())")
         }
         defer { gg_g_object_unref(opened) }
         guard let memory = vips_image_copy_memory(opened) else {

@@ -42,8 +42,7 @@ struct OutputWriter {
             let target = directory.appendingPathComponent(file.path)
             switch file.content {
             case .bytes(let bytes):
-                if let existing = fileManager.contents(atPath: target.path), existing.elementsEqual(bytes) { continue }
-                try AtomicFile.write(Data(bytes), to: target)
+                guard try writeIfChanged(bytes, to: target) else { continue }
             case .copy(let source, let size):
                 let existingSize = (try? fileManager.attributesOfItem(atPath: target.path)[.size]) as? NSNumber
                 if existingSize?.int64Value == size { continue }
@@ -65,8 +64,18 @@ struct OutputWriter {
             let target = directory.appendingPathComponent(stale)
             if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
         }
-        try AtomicFile.write(try manifest.encoded(), to: directory.appendingPathComponent(Manifest.fileName))
+        try writeIfChanged([UInt8](try manifest.encoded()), to: directory.appendingPathComponent(Manifest.fileName))
         return result
+    }
+
+    /// Writes atomically unless the file already holds exactly these bytes; true if it wrote.
+    @discardableResult
+    private func writeIfChanged(_ bytes: [UInt8], to target: URL) throws -> Bool {
+        if let existing = FileManager.default.contents(atPath: target.path), existing.elementsEqual(bytes) {
+            return false
+        }
+        try AtomicFile.write(Data(bytes), to: target)
+        return true
     }
 
     /// Temporary files a killed build left in the output folder or its `images/` and `assets/`.

@@ -1,0 +1,183 @@
+import Foundation
+import GalleryCore
+import Testing
+
+@testable import Feed
+
+@Suite struct FeedReaderTests {
+    let remote = URL(string: "https://api.example.com/v1/feed.json")!
+    let local = URL(fileURLWithPath: "/sites/demo/feed.json")
+
+    func read(_ json: String, at location: URL? = nil, format: FeedFormat = .auto, fields: FieldMapping? = nil)
+        throws -> FeedDocument
+    {
+        let reader = FeedReader(configuration: .init(format: format, fields: fields, largestWidth: 1600))
+        return try reader.document(from: Data(json.utf8), location: location ?? remote, name: "feed.json")
+    }
+
+    @Test func readsJSONPlaceholderPhotos() throws {
+        let document = try read(
+            """
+            [{"albumId": 1, "id": 1, "title": "one", "url": "https://photos.example.com/600/92c952.jpg",
+              "thumbnailUrl": "https://photos.example.com/150/92c952.jpg"},
+             {"albumId": 2, "id": 51, "title": "two", "url": "https://photos.example.com/600/8e973b.jpg",
+              "thumbnailUrl": "https://photos.example.com/150/8e973b.jpg"}]
+            """
+        )
+        #expect(document.photos.map(\.title) == ["one", "two"])
+        #expect(document.photos.map(\.id) == ["1", "51"])
+        #expect(document.photos.map(\.album) == ["1", "2"])
+        #expect(document.photos[0].source.absoluteString == "https://photos.example.com/600/92c952.jpg")
+    }
+
+    @Test func readsITunesResultsAtTheLargestWidth() throws {
+        let document = try read(
+            """
+            {"resultCount": 2, "results": [
+              {"trackId": 1, "trackName": "Photo Journal",
+               "artworkUrl100": "https://artwork.example.com/x/AppIcon-100x100bb.jpg"},
+              {"trackId": 2, "collectionName": "Quiet Places",
+               "artworkUrl60": "https://artwork.example.com/y/cover-60x60bb.jpg"}]}
+            """
+        )
+        #expect(document.photos.map(\.title) == ["Photo Journal", "Quiet Places"])
+        #expect(document.photos[0].source.absoluteString == "https://artwork.example.com/x/AppIcon-1600x1600bb.jpg")
+        #expect(document.photos[1].album == "Quiet Places")
+    }
+
+    @Test func readsJSONFeedImagesAndImageAttachments() throws {
+        let document = try read(
+            """
+            {"version": "https://jsonfeed.org/version/1.1", "title": "Field notes", "items": [
+              {"id": "a", "title": "Harbour", "image": "media/harbour.jpg", "url": "https://notes.example.org/a"},
+              {"id": "b", "summary": "The ridge", "attachments": [
+                {"url": "https://notes.example.org/doc.pdf", "mime_type": "application/pdf"},
+                {"url": "https://notes.example.org/media/ridge.webp", "mime_type": "image/webp"}]},
+              {"id": "c", "title": "No picture today", "content_text": "Rain."}]}
+            """
+        )
+        #expect(document.title == "Field notes")
+        #expect(document.photos.map(\.id) == ["a", "b"])
+        #expect(document.photos[0].source.absoluteString == "https://api.example.com/v1/media/harbour.jpg")
+        #expect(document.photos[0].link?.absoluteString == "https://notes.example.org/a")
+        #expect(document.photos[1].title == "The ridge")
+        #expect(
+            document.skipped == [FeedIssue(index: 2, message: "no image URL (image or an image attachment); skipped")])
+    }
+
+    @Test func readsAPlainListAndResolvesRelativeURLsAgainstALocalFeed() throws {
+        let document = try read(
+            #"[{"title": "Misty", "imageUrl": "photos/misty.jpg"}, {"title": "Salt", "imageUrl": "../salt.jpg"}]"#,
+            at: local
+        )
+        #expect(document.photos.map(\.source.path) == ["/sites/demo/photos/misty.jpg", "/sites/salt.jpg"])
+        #expect(document.photos.allSatisfy { $0.source.isFileURL })
+        #expect(document.photos.map(\.id) == ["1", "2"])
+    }
+
+    @Test func mapsTheFieldsOfAnotherShape() throws {
+        let fields = FieldMapping(items: "data.photos", image: "media.large", title: "caption", album: "set", id: "key")
+        let document = try read(
+            """
+            {"data": {"photos": [
+              {"key": "k1", "caption": "First", "set": "Trips", "media": {"large": "https://cdn.example.com/1.jpg"}},
+              {"key": "k2", "caption": "No media"}]}}
+            """,
+            fields: fields
+        )
+        #expect(document.photos.map(\.id) == ["k1"])
+        #expect(document.photos[0].album == "Trips")
+        #expect(document.skipped.map(\.index) == [1])
+        #expect(document.skipped[0].message.contains("media.large"))
+    }
+
+    @Test func invalidJSONNamesLineAndColumn() {
+        let error = #expect(throws: FeedError.self) {
+            try read("[\n  {\"title\": \"a\", \"imageUrl\": \"x.jpg\"},\n  {\"title\": tru}\n]")
+        }
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.location == SourceLocation(file: "feed.json", line: 3, column: 13))
+        #expect(error?.description.hasPrefix("feed.json:3:13: invalid JSON") == true)
+    }
+
+    @Test func anUnknownShapeSaysWhatToDo() {
+        let error = #expect(throws: FeedError.self) { try read(#"[{"picture": "a.jpg"}]"#) }
+        #expect(error?.code == .unknownShape)
+        #expect(error?.message.contains("feed.fields") == true)
+    }
+
+    @Test func dangerousAndUnusableURLsAreSkippedByIndex() throws {
+        let document = try read(
+            """
+            [{"title": "ok", "imageUrl": "https://cdn.example.com/a.jpg"},
+             {"title": "<script>alert(1)</script>", "imageUrl": "javascript:alert(1)"},
+             {"title": "local", "imageUrl": "file:///etc/passwd"},
+             {"title": "data", "imageUrl": "data:image/png;base64,AAAA"},
+             {"title": "none", "imageUrl": ""}]
+            """
+        )
+        #expect(document.photos.map(\.title) == ["ok"])
+        #expect(document.skipped.map(\.index) == [1, 2, 3, 4])
+        #expect(document.skipped[0].message.contains("javascript"))
+        #expect(document.skipped[1].message.contains("remote feed"))
+    }
+
+    @Test func linksThatAreNotWebLinksAreDropped() throws {
+        let document = try read(
+            """
+            {"version": "https://jsonfeed.org/version/1", "items": [
+              {"id": "a", "image": "https://x.example/a.jpg", "url": "javascript:alert(1)"}]}
+            """
+        )
+        #expect(document.photos.count == 1)
+        #expect(document.photos[0].link == nil)
+    }
+
+    @Test func readsAFolderWithAlbumsInNameOrder() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feed-folder-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for path in ["b_beach.jpg", "a-lake.png", "notes.txt", ".hidden.jpg", "Trips/z.webp", "Trips/y.JPG"] {
+            let file = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: file)
+        }
+        let document = try FeedReader().document(fromFolder: folder)
+        #expect(document.photos.map(\.title) == ["a lake", "b beach", "y", "z"])
+        #expect(document.photos.map(\.album) == [nil, nil, "Trips", "Trips"])
+        #expect(document.photos.map(\.index) == [0, 1, 2, 3])
+    }
+}
+
+@Suite struct JSONParserTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try JSONParser.parse(Array(#"{"a": [1, -2.5e3, true, false, null, "\u00e9\ud83d\ude00\n"]}"#.utf8))
+        #expect(
+            value
+                == .object([
+                    "a": .array([
+                        .number(1, text: "1"), .number(-2500, text: "-2.5e3"), .bool(true), .bool(false), .null,
+                        .string("é😀\n"),
+                    ])
+                ])
+        )
+    }
+
+    @Test(arguments: [
+        ("", 1, 1), ("[1,]", 1, 4), ("{\"a\" 1}", 1, 6), ("[\"abc", 1, 2), ("[1]\n x", 2, 2), ("[01]", 1, 3),
+        ("\"é\" x", 1, 5),
+    ])
+    func reportsWhereItFailed(text: String, line: Int, column: Int) {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(text.utf8)) }
+        do {
+            _ = try JSONParser.parse(Array(text.utf8))
+        } catch {
+            #expect(error.line == line && error.column == column, "\(text): \(error)")
+        }
+    }
+
+    @Test func refusesDeepNesting() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(Array(deep.utf8)) }
+    }
+}

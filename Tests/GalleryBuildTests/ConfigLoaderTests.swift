@@ -1,0 +1,94 @@
+import GalleryCore
+import Testing
+
+@testable import GalleryBuild
+
+@Suite struct ConfigLoaderTests {
+    func load(_ text: String) throws(ConfigError) -> SiteConfig {
+        try ConfigLoader().config(from: text, name: "gallery.yml")
+    }
+
+    @Test func readsEveryKey() throws {
+        let config = try load(
+            """
+            title: Trips
+            description: about.md
+            feed:
+              url: https://api.example.com/photos
+              format: jsonplaceholder
+              fields: {items: data, image: src, title: caption}
+            images:
+              widths: [320, 640]
+              formats: [webp, jpeg, avif]
+              quality: 70
+            output: dist
+            cache: /var/cache/gg
+            cache_limit: 2GB
+            concurrency: 8
+            per_host: 2
+            max_image_bytes: 10MiB
+            max_pixels: 50000000
+            page_size: 24
+            templates: theme
+            base_url: https://photos.example.org/
+            max_failures: 3
+            allow_html: true
+            """
+        )
+        #expect(config.title == "Trips")
+        #expect(config.description == "about.md")
+        #expect(config.feed.url == "https://api.example.com/photos")
+        #expect(config.feed.format == .jsonplaceholder)
+        #expect(config.feed.fields == FieldMapping(items: "data", image: "src", title: "caption"))
+        #expect(config.images == ImageSettings(widths: [320, 640], formats: [.webp, .jpeg, .avif], quality: 70))
+        #expect(config.output == "dist" && config.cache == "/var/cache/gg")
+        #expect(config.cacheLimit == 2_000_000_000)
+        #expect(config.concurrency == 8 && config.perHost == 2)
+        #expect(config.maxImageBytes == 10 * 1_048_576)
+        #expect(config.maxPixels == 50_000_000 && config.pageSize == 24)
+        #expect(config.templates == "theme" && config.baseURL == "https://photos.example.org/")
+        #expect(config.maxFailures == 3 && config.allowRawHTML)
+    }
+
+    @Test func fillsTheDefaults() throws {
+        let config = try load("title: T\nfeed: feed.json\n")
+        #expect(config.feed.url == "feed.json" && config.feed.format == .auto)
+        #expect(config.images == ImageSettings(widths: [480, 960, 1600], formats: [.webp], quality: 80))
+        #expect(config.output == "public" && config.cache == ".gallerygen-cache")
+        #expect(config.concurrency == 16 && config.perHost == 6)
+        #expect(config.cacheLimit == nil && config.maxFailures == nil && !config.allowRawHTML)
+    }
+
+    @Test func aTypoNamesItsLineAndColumnAndSuggestsTheKey() {
+        let error = #expect(throws: ConfigError.self) {
+            try load("title: T\nfeed: feed.json\nimages:\n  widht: [480]\n")
+        }
+        #expect(error?.description == "gallery.yml:4:3: unknown key \"widht\"; did you mean \"widths\"?")
+    }
+
+    @Test(arguments: [
+        ("title: T\nfeed: f.json\nconcurrency: lots\n", "gallery.yml:3:14: `concurrency` must be a whole number"),
+        ("title: T\nfeed: f.json\nimages:\n  widths: 480\n", "gallery.yml:4:11: `images.widths` must be a list"),
+        ("title: T\nfeed: f.json\nimages: {formats: [gif]}\n", "gallery.yml:3:20: unknown image format \"gif\""),
+        ("title: T\nfeed: {url: f.json, format: rss}\n", "gallery.yml:2:29: unknown feed.format \"rss\""),
+        ("title: T\nfeed: f.json\ncache_limit: lots\n", "gallery.yml:3:14: `cache_limit` must be a size"),
+        ("title: T\nfeed: f.json\nper_host: 0\n", "gallery.yml:3:11: `per_host` is 0; it must be at least 1"),
+        ("title: T\n", "gallery.yml:1:1: missing `feed:`"),
+        ("feed: f.json\n", "gallery.yml:1:1: missing `title:`"),
+        ("title: T\nfeed: [a\n", "gallery.yml:3:1: invalid YAML"),
+        ("title: T\nfeed: f.json\ntitle: again\n", "gallery.yml: invalid YAML: Parser: expected all keys to be unique"),
+    ])
+    func badValuesPointAtTheirSpot(text: String, expected: String) {
+        let error = #expect(throws: ConfigError.self) { try load(text) }
+        #expect(error?.description.hasPrefix(expected) == true, "got: \(error?.description ?? "no error")")
+    }
+
+    @Test func byteSizes() {
+        #expect(ConfigReader.parseByteCount("2GB") == 2_000_000_000)
+        #expect(ConfigReader.parseByteCount("1.5 GiB") == 1_610_612_736)
+        #expect(ConfigReader.parseByteCount("500mb") == 500_000_000)
+        #expect(ConfigReader.parseByteCount("1048576") == 1_048_576)
+        #expect(ConfigReader.parseByteCount("-1GB") == nil)
+        #expect(ConfigReader.parseByteCount("big") == nil)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+@testable import GalleryBuild
+
+@Suite struct SiteBuilderTests {
+    func build(_ site: FixtureSite, options: BuildOptions = BuildOptions()) async throws -> BuildResult {
+        try await SiteBuilder(siteDirectory: site.url, options: options).build()
+    }
+
+    @Test func buildsPagesImagesAndManifest() async throws {
+        let site = try FixtureSite(count: 3)
+        let result = try await build(site)
+
+        #expect(result.report.counts.photos == 3 && result.report.counts.failed == 0)
+        let files = site.folder.allFiles(under: "public")
+        #expect(files.contains("index.html") && files.contains("assets/style.css") && files.contains(Manifest.fileName))
+        #expect(files.filter { $0.hasPrefix("images/") && $0.hasSuffix(".webp") }.count == 6)
+        let manifest = try Manifest.decode(Data(contentsOf: site.folder.file("public/\(Manifest.fileName)")))
+        #expect(manifest.photos.map(\.source) == ["photos/p1.jpg", "photos/p2.jpg", "photos/p3.jpg"])
+        #expect(manifest.photos.allSatisfy { $0.renditions.map(\.width) == [64, 128] && $0.sha256?.count == 64 })
+        #expect(manifest.files == files.filter { $0 != Manifest.fileName })
+    }
+
+    @Test func twoEntriesWithOneImageShareOneSetOfThumbnails() async throws {
+        let site = try FixtureSite(count: 2, extraEntries: [#"{"title": "again", "imageUrl": "photos/p1.jpg"}"#])
+        // A third URL spelling for the same bytes: a copy of p2 under another name.
+        try FileManager.default.copyItem(at: site.folder.file("photos/p2.jpg"), to: site.folder.file("photos/copy.jpg"))
+        var entries = try String(contentsOf: site.folder.file("feed.json"), encoding: .utf8)
+        entries = entries.replacingOccurrences(
+            of: "\n]", with: ",\n{\"title\": \"copy\", \"imageUrl\": \"photos/copy.jpg\"}\n]")
+        try site.folder.write(entries, to: "feed.json")
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.photos == 4)
+        #expect(result.report.counts.urls == 3)
+        #expect(result.report.counts.processed == 2, "identical bytes are processed once")
+        let images = site.folder.allFiles(under: "public/images")
+        #expect(images.count == 4, "two originals x two widths: \(images)")
+        let manifest = try Manifest.decode(Data(contentsOf: site.folder.file("public/\(Manifest.fileName)")))
+        #expect(manifest.photos[0].renditions == manifest.photos[2].renditions)
+        #expect(manifest.photos[1].renditions == manifest.photos[3].renditions)
+    }
+
+    @Test func aSecondBuildIsByteIdenticalAndTouchesNothing() async throws {
+        let site = try FixtureSite(count: 3)
+        _ = try await build(site)
+        let first = try site.snapshot()
+        try await Task.sleep(for: .milliseconds(20))
+
+        let second = try await build(site)
+
+        let again = try site.snapshot()
+        #expect(Set(first.keys) == Set(again.keys))
+        for (path, (data, date)) in first {
+            #expect(again[path]?.0 == data, "\(path) is byte-identical")
+            #expect(again[path]?.1 == date, "\(path) was not rewritten")
+        }
+        #expect(second.report.counts.processed == 0, "renditions come from the cache")
+        #expect(second.report.counts.filesWritten == 0)
+    }
+
+    @Test func aFreshCacheAndOutputGiveTheSameBytes() async throws {
+        let site = try FixtureSite(count: 2)
+        _ = try await build(site)
+        let first = try site.snapshot()
+        try FileManager.default.removeItem(at: site.folder.file("public"))
+        try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache"))
+
+        _ = try await build(site)
+
+        let again = try site.snapshot()
+        #expect(first.mapValues(\.0) == again.mapValues(\.0))
+    }
+
+    @Test func filesNoLongerProducedAreRemovedAndOthersKept() async throws {
+        let site = try FixtureSite(count: 3)
+        _ = try await build(site)
+        try site.folder.write("mine", to: "public/CNAME")
+        let before = Set(site.folder.allFiles(under: "public/images"))
+        try site.writeFeed([#"{"title": "only", "imageUrl": "photos/p1.jpg"}"#])
+
+        let result = try await build(site)
+
+        let after = Set(site.folder.allFiles(under: "public/images"))
+        #expect(after.count == 2 && after.isSubset(of: before))
+        #expect(result.report.counts.filesRemoved == 4)
+        #expect(
+            FileManager.default.fileExists(atPath: site.folder.file("public/CNAME").path),
+            "a file the build never wrote stays")
+    }
+
+    @Test func aCorruptPhotoBecomesATileAndAReportEntry() async throws {
+        let site = try FixtureSite(count: 2, extraEntries: [#"{"title": "broken", "imageUrl": "photos/broken.jpg"}"#])
+        try TestImage.truncatedJPEG(to: site.folder.file("photos/broken.jpg"))
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.failed == 1)
+        let failure = try #require(result.report.failures.first)
+        #expect(failure.index == 2 && failure.stage == "image" && failure.message.contains("broken.jpg"))
+        #expect(!result.failsBuild(strict: false))
+        #expect(result.failsBuild(strict: true))
+        let html = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+        #expect(html.contains("class=\"photo failed\""))
+        #expect(html.components(separatedBy: "class=\"photo\"").count - 1 == 2)
+    }
+
+    @Test func maxFailuresDecidesWithoutStrict() async throws {
+        let site = try FixtureSite(
+            count: 1, extraConfig: "max_failures: 0", extraEntries: [#"{"title": "x", "imageUrl": "photos/none.jpg"}"#])
+        let result = try await build(site)
+        #expect(result.report.counts.failed == 1)
+        #expect(result.failsBuild(strict: false))
+    }
+
+    @Test func aMissingFeedIsAConfigErrorAtItsLine() async throws {
+        let site = try FixtureSite(count: 1)
+        try site.folder.write("title: T\nfeed:\n  url: nowhere.json\n", to: "gallery.yml")
+        await #expect {
+            try await build(site)
+        } throws: { error in
+            guard case .configuration(let config) = error as? BuildError else { return false }
+            return config.description.hasPrefix("gallery.yml:3:8: the feed")
+                && config.description.contains("nowhere.json")
+        }
+    }
+
+    @Test func anInvalidFeedFailsTheBuildNamingTheSpot() async throws {
+        let site = try FixtureSite(count: 1)
+        try site.folder.write("[{\"title\": \"a\",, \"imageUrl\": \"x.jpg\"}]", to: "feed.json")
+        await #expect {
+            try await build(site)
+        } throws: { error in
+            guard case .failed(let message) = error as? BuildError else { return false }
+            return message.hasPrefix("feed.json:1:16: invalid JSON")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import GalleryCore
+
+@Suite struct TaskCoalescerTests {
+    @Test func fiftyCallersShareOneRun() async throws {
+        let coalescer = TaskCoalescer<String, Int>()
+        let runs = Counter()
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await coalescer.value(for: "a") {
+                        await runs.increment()
+                        try await Task.sleep(for: .milliseconds(30))
+                        return 7
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(values == Array(repeating: 7, count: 50))
+        #expect(await runs.value == 1)
+        // Asked again after it finished: remembered, not run again.
+        #expect(
+            try await coalescer.value(for: "a") {
+                await runs.increment()
+                return 8
+            } == 7)
+        #expect(await runs.value == 1)
+    }
+
+    @Test func aCancelledWaiterStopsWaitingButTheRunGoesOnForOthers() async throws {
+        let coalescer = TaskCoalescer<String, Int>()
+        let gate = Gate()
+        let first = Task {
+            try await coalescer.value(for: "k") {
+                try await gate.wait()
+                return 1
+            }
+        }
+        let second = Task { try await coalescer.value(for: "k") { 2 } }
+        try await waitUntil { await coalescer.waiterCount(for: "k") == 2 }
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        await gate.open()
+        #expect(try await second.value == 1)
+        #expect(await coalescer.startedCount == 1)
+    }
+
+    @Test func theRunIsCancelledWhenItsLastWaiterLeaves() async throws {
+        let coalescer = TaskCoalescer<String, Int>()
+        let sawCancel = Counter()
+        let waiter = Task {
+            try await coalescer.value(for: "k") {
+                do {
+                    try await Task.sleep(for: .seconds(30))
+                } catch {
+                    await sawCancel.increment()
+                    throw error
+                }
+                return 1
+            }
+        }
+        try await waitUntil { await coalescer.waiterCount(for: "k") == 1 }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        try await waitUntil { await sawCancel.value == 1 }
+        // Forgotten: asking again starts a new run.
+        #expect(try await coalescer.value(for: "k") { 5 } == 5)
+        #expect(await coalescer.startedCount == 2)
+    }
+
+    @Test func failuresReachEveryWaiter() async {
+        struct Boom: Error {}
+        let coalescer = TaskCoalescer<Int, Int>()
+        await #expect(throws: Boom.self) { try await coalescer.value(for: 1) { throw Boom() } }
+        await #expect(throws: Boom.self) { try await coalescer.value(for: 1) { 1 } }
+    }
+}
+
+actor Counter {
+    private(set) var value = 0
+    func increment() { value += 1 }
+}
+
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async throws {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
+/// Polls a condition for up to five seconds (a liveness bound, not a timing assertion).
+func waitUntil(_ condition: () async -> Bool) async throws {
+    for _ in 0..<500 {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("condition never became true")
+}
