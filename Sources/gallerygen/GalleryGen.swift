@@ -15,4 +15,20 @@ struct GalleryGen: AsyncParsableCommand {
         subcommands: [BuildCommand.self],
         defaultSubcommand: BuildCommand.self
     )
+
+    /// ArgumentParser's own `main`, except that a usage error exits 2 (shared/DESIGN.md), not 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+    }
 }

@@ -1,0 +1,150 @@
+import Foundation
+import GalleryCore
+import Testing
+
+@testable import Rendering
+
+@Suite struct SiteRendererTests {
+    static let themeDirectory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources/Rendering/Theme")
+    static let goldenDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Golden")
+
+    func renderer(pageSize: Int = 60) async throws -> SiteRenderer {
+        try await SiteRenderer(configuration: .init(themeDirectory: Self.themeDirectory, pageSize: pageSize))
+    }
+
+    static func item(
+        _ index: Int, title: String? = nil, album: String? = nil, formats: [ImageFormat] = [.webp], failed: Bool = false
+    )
+        -> GalleryItem
+    {
+        let photo = Photo(
+            index: index,
+            id: "\(index + 1)",
+            title: title ?? "Photo \(index + 1)",
+            source: URL(string: "https://cdn.example.com/\(index).jpg")!,
+            album: album
+        )
+        if failed {
+            return GalleryItem(photo: photo, image: nil, failure: "https://cdn.example.com/\(index).jpg: HTTP 404")
+        }
+        let renditions = formats.flatMap { format in
+            [480, 960].map { width in
+                Rendition(
+                    format: format, width: width, height: width * 3 / 4,
+                    path: "images/h\(index)-\(width).\(format.fileExtension)", byteCount: 100)
+            }
+        }
+        let image = ProcessedImage(
+            width: 1200, height: 900, renditions: renditions,
+            placeholder: Placeholder(color: "#336699", dataURI: "data:image/webp;base64,UklGRg=="))
+        return GalleryItem(photo: photo, image: image)
+    }
+
+    func page(_ files: [RenderedFile], _ path: String) throws -> String {
+        let file = try #require(files.first { $0.path == path })
+        return String(decoding: file.contents, as: UTF8.self)
+    }
+
+    /// Compares with a golden file; `GALLERYGEN_RECORD=1 swift test` writes the golden files anew.
+    func assertGolden(_ text: String, named name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+        throws
+    {
+        let file = Self.goldenDirectory.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["GALLERYGEN_RECORD"] == "1" {
+            try FileManager.default.createDirectory(at: Self.goldenDirectory, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+            return
+        }
+        let golden = try String(contentsOf: file, encoding: .utf8)
+        #expect(
+            text == golden, "differs from Golden/\(name); re-record with GALLERYGEN_RECORD=1 if intended",
+            sourceLocation: sourceLocation)
+    }
+
+    @Test func defaultThemeMatchesTheGoldenPages() async throws {
+        let items = [
+            Self.item(0, title: "Harbour", album: "Coast"),
+            Self.item(1, title: "Ridge", album: "Hills", formats: [.avif, .webp, .jpeg]),
+            Self.item(2, title: "Gone", album: "Coast", failed: true),
+        ]
+        let gallery = Gallery(
+            title: "Field notes", introHTML: "<p>Hello</p>\n", baseURL: "https://example.org/g", items: items)
+        let files = try await renderer(pageSize: 2).render(gallery)
+
+        #expect(
+            files.map(\.path) == [
+                "index.html", "page-2.html", "album-coast.html", "album-hills.html", "assets/style.css",
+            ])
+        try assertGolden(try page(files, "index.html"), named: "index.html")
+        try assertGolden(try page(files, "page-2.html"), named: "page-2.html")
+        try assertGolden(try page(files, "album-coast.html"), named: "album-coast.html")
+    }
+
+    @Test func markupFollowsTheLoadingContract() async throws {
+        let items = (0..<6).map { Self.item($0) }
+        let html = try page(
+            try await renderer().render(Gallery(title: "G", introHTML: "", baseURL: nil, items: items)), "index.html")
+        let images = html.components(separatedBy: "<img ").dropFirst().map { String($0.prefix { $0 != ">" }) }
+        #expect(images.count == 6)
+        for (offset, tag) in images.enumerated() {
+            #expect(tag.contains(#"srcset="images/h\#(offset)-480.webp 480w, images/h\#(offset)-960.webp 960w""#))
+            #expect(tag.contains(#"src="images/h\#(offset)-480.webp""#))
+            #expect(tag.contains(#"sizes="(min-width: 1100px) 25vw, (min-width: 700px) 33vw, 50vw""#))
+            #expect(tag.contains(#"width="480" height="360""#))
+            #expect(tag.contains(#"alt="Photo \#(offset + 1)""#))
+            #expect(tag.contains(#"decoding="async""#))
+            #expect(
+                tag.contains("style=\"background-color:#336699;background-image:url(data:image/webp;base64,UklGRg==)\"")
+            )
+            if offset < 4 {
+                #expect(tag.contains(#"loading="eager" fetchpriority="high""#), "first row is eager")
+            } else {
+                #expect(tag.contains(#"loading="lazy""#) && !tag.contains("fetchpriority"), "the rest is lazy")
+            }
+        }
+        #expect(html.contains(#"<a href="images/h0-960.webp">"#), "links to the largest")
+    }
+
+    @Test func feedTextIsEscaped() async throws {
+        let evil = "<script>alert(1)</script>\" onload=\"x"
+        let gallery = Gallery(
+            title: "<b>T</b>", introHTML: "", baseURL: nil,
+            items: [Self.item(0, title: evil, album: "<i>a</i>"), Self.item(1, album: "b")])
+        let files = try await renderer().render(gallery)
+        for file in files where file.path.hasSuffix(".html") {
+            let html = String(decoding: file.contents, as: UTF8.self)
+            #expect(!html.contains("<script"), "\(file.path)")
+            #expect(!html.contains("<b>T</b>") && !html.contains("<i>a</i>"))
+            #expect(!html.contains("\" onload=\""))
+        }
+        #expect(try page(files, "index.html").contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot; onload=&quot;x"))
+    }
+
+    @Test func pagesLinkToEachOther() async throws {
+        let items = (0..<5).map { Self.item($0) }
+        let files = try await renderer(pageSize: 2).render(
+            Gallery(title: "G", introHTML: "<p>i</p>", baseURL: nil, items: items))
+        #expect(
+            files.filter { $0.path.hasSuffix(".html") }.map(\.path) == ["index.html", "page-2.html", "page-3.html"])
+        let second = try page(files, "page-2.html")
+        #expect(second.contains(#"rel="prev" href="index.html""#) && second.contains(#"rel="next" href="page-3.html""#))
+        #expect(!second.contains("<p>i</p>"), "the intro is on the first page only")
+        #expect(try page(files, "index.html").contains("<p>i</p>"))
+    }
+
+    @Test func aMissingThemeSaysWhere() async {
+        let folder = URL(fileURLWithPath: "/nonexistent-theme")
+        await #expect(throws: RenderingError.self) {
+            try await SiteRenderer(configuration: .init(themeDirectory: folder))
+        }
+    }
+
+    @Test func slugs() {
+        #expect(PagePlan.slugify("Quiet Places!") == "quiet-places")
+        #expect(PagePlan.slugify("日本") == "album")
+        #expect(PagePlan.slugify("1") == "1")
+    }
+}

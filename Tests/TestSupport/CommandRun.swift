@@ -1,0 +1,69 @@
+import Foundation
+
+/// Runs the built `gallerygen` binary and collects what it did.
+public struct CommandRun: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+
+    /// The binary SwiftPM built beside the test bundle.
+    public static var binary: URL {
+        let folder =
+            Bundle.main.executableURL?.deletingLastPathComponent()
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [
+            folder, folder.deletingLastPathComponent(), folder.deletingLastPathComponent().deletingLastPathComponent(),
+        ] {
+            let binary = candidate.appendingPathComponent("gallerygen")
+            if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
+        }
+        return folder.appendingPathComponent("gallerygen")
+    }
+
+    public static func gallerygen(_ arguments: [String], in directory: URL? = nil) throws -> CommandRun {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        // Read both pipes while the process runs, so that neither can fill up and block it.
+        let errorData = Locked(Data())
+        let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorData.isSet { Thread.sleep(forTimeInterval: 0.005) }
+        return CommandRun(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData.value ?? Data(), as: UTF8.self)
+        )
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+
+    init(_ initial: Value?) {
+        stored = nil
+    }
+
+    func set(_ value: Value) {
+        lock.lock()
+        stored = value
+        lock.unlock()
+    }
+
+    var value: Value? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    var isSet: Bool { value != nil }
+}
