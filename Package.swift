@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "GalleryCore"),
@@ -26,6 +27,8 @@ let package = Package(
                 "GalleryCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -45,6 +48,7 @@ let package = Package(
             name: "GalleryBuild",
             dependencies: [
                 "GalleryCore", "Feed", "Loading", "Imaging", "Markdown", "Rendering",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -56,12 +60,23 @@ let package = Package(
         .target(
             name: "TestSupport",
             // Test images are made with libvips directly: the one module besides Imaging that imports CVips.
-            dependencies: ["GalleryCore", "CVips"],
+            dependencies: [
+                "GalleryCore", "CVips",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "GalleryCoreTests", dependencies: ["GalleryCore"]),
         .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore"]),
-        .testTarget(name: "LoadingTests", dependencies: ["Loading", "GalleryCore", "TestSupport"]),
+        .testTarget(
+            name: "LoadingTests",
+            dependencies: [
+                "Loading", "GalleryCore", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "GalleryCore", "TestSupport"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "GalleryCore", "TestSupport"]),

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GalleryCore
 import Imaging
@@ -19,10 +20,19 @@ public struct SiteBuilder: Sendable {
     public let siteDirectory: URL
     public let options: BuildOptions
     private let events: EventHandler
+    private let client: HTTPClient?
 
-    public init(siteDirectory: URL, options: BuildOptions = BuildOptions(), events: @escaping EventHandler = { _ in }) {
+    /// - Parameter client: an HTTP client to share (its owner shuts it down); without one the
+    ///   build makes its own.
+    public init(
+        siteDirectory: URL,
+        options: BuildOptions = BuildOptions(),
+        client: HTTPClient? = nil,
+        events: @escaping EventHandler = { _ in }
+    ) {
         self.siteDirectory = siteDirectory
         self.options = options
+        self.client = client
         self.events = events
     }
 
@@ -39,7 +49,8 @@ public struct SiteBuilder: Sendable {
         } catch {
             throw .configuration(error)
         }
-        let session = try await BuildSession(config: config, layout: layout, options: options, events: events)
+        let session = try await BuildSession(
+            config: config, layout: layout, options: options, client: client, events: events)
         var report = try await session.run()
         report.seconds["total"] = (clock.now - start).seconds
         return BuildResult(report: report, config: config, layout: layout)
@@ -52,8 +63,10 @@ public struct BuildResult: Sendable {
     public var config: SiteConfig
     public var layout: SiteLayout
 
-    /// True when the failures should fail the build: `--strict`, or more than `max_failures`.
+    /// True when the failures should fail the build: `--strict` (which counts stale copies used
+    /// because the server failed), or more than `max_failures`.
     public func failsBuild(strict: Bool) -> Bool {
+        if strict, report.counts.stale > 0 { return true }
         let failed = report.counts.failed
         guard failed > 0 else { return false }
         if strict { return true }

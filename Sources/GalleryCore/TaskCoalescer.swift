@@ -13,6 +13,8 @@ package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     private var running: [Key: Running] = [:]
+    /// Every operation not yet ended, including those whose waiters all left: ``drain()`` awaits them.
+    private var unfinished: [Int: Task<Void, Never>] = [:]
     private var finished: [Key: Result<Value, any Error>] = [:]
     private var nextID = 0
 
@@ -47,7 +49,7 @@ package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
         let generation = nextID
         startedCount += 1
         running[key] = Running(generation: generation)
-        running[key]?.task = Task {
+        let task = Task {
             let result: Result<Value, any Error>
             do {
                 result = .success(try await operation())
@@ -56,9 +58,19 @@ package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
             }
             self.finish(key, generation: generation, result: result)
         }
+        running[key]?.task = task
+        unfinished[generation] = task
+    }
+
+    /// Cancels every operation and waits until each has ended (and so cleaned up after itself).
+    package func cancelAndDrain() async {
+        let tasks = Array(unfinished.values)
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
     }
 
     private func finish(_ key: Key, generation: Int, result: Result<Value, any Error>) {
+        unfinished[generation] = nil
         guard let entry = running[key], entry.generation == generation else { return }
         running[key] = nil
         if case .failure(let error) = result, error is CancellationError {

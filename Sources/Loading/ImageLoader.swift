@@ -35,6 +35,11 @@ public final class ImageLoader: OriginalLoading {
         }
     }
 
+    /// Cancels every load under way and waits until each has removed its partial files.
+    public func cancelAndDrain() async {
+        await coalescer.cancelAndDrain()
+    }
+
     /// How many distinct URLs this loader has started to load.
     public var distinctLoads: Int {
         get async { await coalescer.startedCount }

@@ -22,6 +22,8 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The HTTP status, for `.httpStatus`.
     public var status: Int?
+    /// The server's Retry-After, verbatim.
+    var retryAfter: String?
 
     public init(_ code: Code, url: String, _ message: String, status: Int? = nil) {
         self.code = code

@@ -20,22 +20,48 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write a JSON report of the build to this file.")
     var report: String?
 
+    @Flag(help: "Revalidate every cached URL, even those still fresh.")
+    var refresh = false
+
+    @Flag(help: "Send no request: build from the cache, failing clearly for what it lacks.")
+    var offline = false
+
+    @Option(help: "Requests in flight at once, all hosts (overrides gallery.yml's concurrency).")
+    var concurrency: Int?
+
+    @Option(name: .customLong("per-host"), help: "Requests in flight at once to one host (overrides per_host).")
+    var perHost: Int?
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
     @Flag(name: .shortAndLong, help: "Print every warning and failure as it happens.")
     var verbose = false
 
+    func validate() throws {
+        if refresh && offline { throw ValidationError("--refresh and --offline contradict each other; choose one") }
+        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if let perHost, perHost < 1 { throw ValidationError("--per-host must be at least 1") }
+    }
+
     func run() async throws {
         let console = Console(quiet: quiet, verbose: verbose)
         let site = URL(fileURLWithPath: siteDirectory, isDirectory: true)
-        let options = BuildOptions(output: output, strict: strict)
+        let options = BuildOptions(
+            output: output,
+            strict: strict,
+            refresh: refresh,
+            offline: offline,
+            concurrency: concurrency,
+            perHost: perHost
+        )
         let builder = SiteBuilder(siteDirectory: site, options: options) { console.handle($0) }
         let outcome = await SignalTrap.run { () async throws(BuildError) in try await builder.build() }
         switch outcome {
         case .success(let result):
             console.finish()
             if let report { try writeReport(result.report, to: report, console: console) }
+            for warning in result.report.warnings { console.warn(warning) }
             for failure in result.report.failures {
                 console.warn("entry \(failure.index)\(failure.id.map { " (id \($0))" } ?? ""): \(failure.message)")
             }

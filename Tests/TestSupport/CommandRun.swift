@@ -31,7 +31,7 @@ public struct CommandRun: Sendable {
         process.standardError = error
         try process.run()
         // Read both pipes while the process runs, so that neither can fill up and block it.
-        let errorData = Locked(Data())
+        let errorData = Locked<Data>(nil)
         let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
         reader.start()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
@@ -45,25 +45,25 @@ public struct CommandRun: Sendable {
     }
 }
 
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value?
 
-    init(_ initial: Value?) {
-        stored = nil
+    public init(_ initial: Value?) {
+        stored = initial
     }
 
-    func set(_ value: Value) {
+    public func set(_ value: Value) {
         lock.lock()
         stored = value
         lock.unlock()
     }
 
-    var value: Value? {
+    public var value: Value? {
         lock.lock()
         defer { lock.unlock() }
         return stored
     }
 
-    var isSet: Bool { value != nil }
+    public var isSet: Bool { value != nil }
 }

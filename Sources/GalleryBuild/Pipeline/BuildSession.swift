@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Feed
 import Foundation
 import GalleryCore
@@ -14,18 +15,31 @@ struct BuildSession: Sendable {
     let options: BuildOptions
     let events: SiteBuilder.EventHandler
     let loader: ImageLoader
+    let http: HTTPLoader
+    let cache: DiskCache
     let renditions: RenditionStore
     let renderer: SiteRenderer
+    private let client: HTTPClient
+    private let ownsClient: Bool
     private let clock = ContinuousClock()
 
-    init(config: SiteConfig, layout: SiteLayout, options: BuildOptions, events: @escaping SiteBuilder.EventHandler)
-        async throws(BuildError)
-    {
+    init(
+        config: SiteConfig,
+        layout: SiteLayout,
+        options: BuildOptions,
+        client: HTTPClient?,
+        events: @escaping SiteBuilder.EventHandler
+    ) async throws(BuildError) {
         self.config = config
         self.layout = layout
         self.options = options
         self.events = events
         let cores = ProcessInfo.processInfo.activeProcessorCount
+        do {
+            self.cache = try DiskCache(directory: layout.cacheDirectory)
+        } catch {
+            throw .failed("\(error)")
+        }
         do {
             let processor = try ImageProcessor(
                 configuration: ImageProcessor.Configuration(
@@ -37,7 +51,7 @@ struct BuildSession: Sendable {
                 )
             )
             self.renditions = RenditionStore(
-                directory: layout.cacheDirectory.appendingPathComponent("v1/renditions"),
+                cache: cache,
                 processor: processor,
                 pool: ImagingPool(width: cores),
                 widths: config.images.widths,
@@ -55,10 +69,68 @@ struct BuildSession: Sendable {
         } catch {
             throw .failed(error.description)
         }
-        self.loader = ImageLoader(configuration: ImageLoader.Configuration(maxImageBytes: config.maxImageBytes))
+        let concurrency = options.concurrency ?? config.concurrency
+        let perHost = options.perHost ?? config.perHost
+        self.ownsClient = client == nil
+        self.client =
+            client
+            ?? HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                configuration: Self.clientConfiguration(perHost: perHost))
+        self.http = HTTPLoader(
+            configuration: HTTPLoader.Configuration(
+                concurrency: concurrency,
+                perHost: perHost,
+                maxImageBytes: config.maxImageBytes,
+                refresh: options.refresh,
+                offline: options.offline
+            ),
+            client: self.client,
+            cache: cache
+        )
+        self.loader = ImageLoader(
+            configuration: ImageLoader.Configuration(maxImageBytes: config.maxImageBytes), remote: http)
     }
 
+    /// One client for the whole build: redirects are followed by the loader (to record them and
+    /// catch loops), connections per host match `per_host`.
+    static func clientConfiguration(perHost: Int) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(30))
+        )
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, perHost)
+        return configuration
+    }
+
+    /// Runs the stages; whatever happens, keeps what the cache learned and closes the client.
     func run() async throws(BuildError) -> BuildReport {
+        let result: Result<BuildReport, BuildError>
+        do {
+            result = .success(try await runStages())
+        } catch {
+            result = .failure(error)
+        }
+        if case .failure(.interrupted) = result {
+            // Cancelled transfers delete their partial files and encodes under way finish:
+            // nothing is left half-written when the process exits.
+            await loader.cancelAndDrain()
+            await renditions.drain()
+        }
+        var persistError: String?
+        do {
+            try cache.persist()
+            if let limit = config.cacheLimit, case .success = result { try cache.evict(toFit: limit) }
+        } catch {
+            persistError = "\(error)"
+        }
+        if ownsClient { try? await client.shutdown() }
+        var report = try result.get()
+        if let persistError { report.warnings.append(persistError) }
+        return report
+    }
+
+    private func runStages() async throws(BuildError) -> BuildReport {
         var report = BuildReport()
         report.output = layout.outputDirectory.path
 
@@ -83,6 +155,10 @@ struct BuildSession: Sendable {
         }
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed
+        let transfers = http.statistics
+        report.counts.requests = transfers.requests
+        report.counts.bytesTransferred = transfers.bodyBytes
+        report.warnings += transfers.warnings
         report.failures.sort { ($0.index, $0.stage) < ($1.index, $1.stage) }
         return report
     }
@@ -107,10 +183,14 @@ struct BuildSession: Sendable {
                 }
                 return try reader.document(from: data, location: file, name: relativeName(of: file))
             case .remote(let url):
-                throw BuildError.failed("\(url): this build cannot fetch a remote feed")
+                guard let source = CanonicalURL(url) else { throw BuildError.failed("\(url): not a usable feed URL") }
+                let (data, _) = try await http.document(for: source)
+                return try reader.document(from: data, location: url, name: url.absoluteString)
             }
         } catch let error as BuildError {
             throw error
+        } catch is CancellationError {
+            throw .interrupted
         } catch {
             throw .failed("\(error)")
         }

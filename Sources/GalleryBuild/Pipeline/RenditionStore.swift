@@ -13,6 +13,7 @@ final class RenditionStore: Sendable {
     private let processor: ImageProcessor
     private let pool: ImagingPool
     private let inFlight = TaskCoalescer<String, Outcome>()
+    private let cache: DiskCache
 
     struct Outcome: Sendable {
         var image: ProcessedImage
@@ -21,10 +22,11 @@ final class RenditionStore: Sendable {
     }
 
     init(
-        directory: URL, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
+        cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
         quality: Int
     ) {
-        self.directory = directory
+        self.cache = cache
+        self.directory = cache.renditions
         self.processor = processor
         self.pool = pool
         self.recipe = ImageRecipe(
@@ -38,8 +40,14 @@ final class RenditionStore: Sendable {
     /// The renditions of `original`, from the cache or made now.
     func renditions(of original: Original) async throws -> Outcome {
         let key = String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
+        cache.markRenditionSetUsed("\(key).json")
         return try await inFlight.value(for: key) { [self] in
-            if let cached = cachedImage(key: key) { return Outcome(image: cached, wasProcessed: false) }
+            if let cached = cachedImage(key: key) {
+                // Its record's mtime is its last use, for least-recently-used eviction.
+                try? FileManager.default.setAttributes(
+                    [.modificationDate: Date()], ofItemAtPath: recordURL(key: key).path)
+                return Outcome(image: cached, wasProcessed: false)
+            }
             var stems: [ImageFormat: String] = [:]
             for format in recipe.formats {
                 stems[format] = String(
@@ -55,6 +63,11 @@ final class RenditionStore: Sendable {
             try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))
             return Outcome(image: image, wasProcessed: true)
         }
+    }
+
+    /// Waits for encodes under way (libvips cannot be interrupted), so that none is cut short.
+    func drain() async {
+        await inFlight.cancelAndDrain()
     }
 
     /// The file in the cache that holds a rendition.

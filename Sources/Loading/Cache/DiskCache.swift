@@ -1,0 +1,196 @@
+import Foundation
+import GalleryCore
+import Synchronization
+
+/// The persistent cache a build (and CI, between runs) keeps: `CACHE/v1/blobs/<sha256>` for
+/// originals, `CACHE/v1/renditions/` for thumbnails, `CACHE/v1/index.json` for the URL records,
+/// `CACHE/v1/tmp/` for transfers under way, and a lock.
+///
+/// Blobs are written before the index that names them; the index is written atomically. Opening
+/// the cache takes the lock, removes leftovers of a killed run and drops records whose blob is
+/// missing or has the wrong size. A blob whose modification time changed is hashed again before
+/// use, so a blob damaged between builds is noticed and fetched anew.
+public final class DiskCache: Sendable {
+    public let root: URL
+    let blobs: URL
+    let temporary: URL
+    public let renditions: URL
+    private let indexFile: URL
+    private let lock: CacheLock
+    private let state: Mutex<State>
+
+    private struct State {
+        var records: [String: CacheRecord] = [:]
+        /// Blobs the current build uses: never evicted.
+        var usedBlobs: Set<String> = []
+        /// Rendition sets the current build uses: never evicted.
+        var usedRenditionSets: Set<String> = []
+    }
+
+    struct IndexFile: Codable {
+        var version = 1
+        var records: [CacheRecord]
+    }
+
+    /// Opens (creating it if needed) the cache in `directory`.
+    public init(directory: URL) throws {
+        root = directory.appendingPathComponent("v1")
+        blobs = root.appendingPathComponent("blobs")
+        temporary = root.appendingPathComponent("tmp")
+        renditions = root.appendingPathComponent("renditions")
+        indexFile = root.appendingPathComponent("index.json")
+        do {
+            for folder in [blobs, temporary, renditions] {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+        } catch {
+            throw LoadingError(
+                .cache, url: directory.path, "cannot create the cache folder: \(error.localizedDescription)")
+        }
+        lock = try CacheLock(file: root.appendingPathComponent("lock"))
+        Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
+        state = Mutex(State(records: Self.loadRecords(from: indexFile, blobs: blobs)))
+    }
+
+    /// Releases the lock, so that another process (or a new DiskCache) can open the cache.
+    /// Nothing is written after this.
+    public func close() {
+        lock.release()
+    }
+
+    // MARK: Records
+
+    func record(for url: String) -> CacheRecord? {
+        state.withLock { $0.records[url] }
+    }
+
+    func store(_ record: CacheRecord) {
+        state.withLock { $0.records[record.url] = record }
+    }
+
+    func removeRecord(for url: String) {
+        state.withLock { _ = $0.records.removeValue(forKey: url) }
+    }
+
+    public var recordCount: Int { state.withLock { $0.records.count } }
+
+    /// Writes the index: the records sorted by URL, atomically.
+    public func persist() throws {
+        let records = state.withLock { $0.records.values.sorted { $0.url < $1.url } }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            try AtomicFile.write(try encoder.encode(IndexFile(records: records)), to: indexFile)
+        } catch {
+            throw LoadingError(
+                .cache, url: indexFile.path, "cannot write the cache index: \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: Blobs
+
+    func blobURL(for sha256: String) -> URL {
+        blobs.appendingPathComponent(sha256)
+    }
+
+    /// A new file name for a transfer under way.
+    func temporaryFile() -> URL {
+        temporary.appendingPathComponent("\(UUID().uuidString).part")
+    }
+
+    /// Moves a complete, verified transfer into place as the blob of `sha256`.
+    func commitBlob(_ file: URL, sha256: String) throws -> URL {
+        let target = blobURL(for: sha256)
+        if FileManager.default.fileExists(atPath: target.path) {
+            try? FileManager.default.removeItem(at: file)
+        } else {
+            try AtomicFile.commit(file, to: target)
+        }
+        return target
+    }
+
+    /// The blob of `record` if it is there and still holds the recorded bytes.
+    func verifiedBlob(of record: CacheRecord) -> URL? {
+        let blob = blobURL(for: record.sha256)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: blob.path),
+            (attributes[.size] as? NSNumber)?.int64Value == record.size
+        else { return nil }
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        if modified != record.blobModified {
+            guard let digest = try? FileDigest.sha256(of: blob), digest.hex == record.sha256 else {
+                try? FileManager.default.removeItem(at: blob)
+                return nil
+            }
+            var refreshed = record
+            refreshed.blobModified = modified
+            store(refreshed)
+        }
+        return blob
+    }
+
+    static func modificationTime(of file: URL) -> Double {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date)?
+            .timeIntervalSince1970 ?? 0
+    }
+
+    /// Marks a blob as used by this build: it will not be evicted, and it counts as recently used.
+    func markUsed(_ record: CacheRecord, at now: Date) {
+        state.withLock { state in
+            state.usedBlobs.insert(record.sha256)
+            state.records[record.url]?.lastUsed = now.timeIntervalSince1970
+        }
+    }
+
+    /// Marks a rendition set (its record's name in `renditions/`) as used by this build.
+    public func markRenditionSetUsed(_ name: String) {
+        state.withLock { _ = $0.usedRenditionSets.insert(name) }
+    }
+
+    /// What eviction must keep: blobs and rendition sets this build used, and blobs some record names.
+    func usedSets() -> (blobs: Set<String>, sets: Set<String>, named: Set<String>) {
+        state.withLock { state in (state.usedBlobs, state.usedRenditionSets, Set(state.records.values.map(\.sha256))) }
+    }
+
+    /// Last use per blob: the latest of the records naming it.
+    func blobLastUse() -> [String: Double] {
+        state.withLock { state in
+            state.records.values.reduce(into: [:]) { result, record in
+                result[record.sha256] = max(result[record.sha256] ?? 0, record.lastUsed)
+            }
+        }
+    }
+
+    func removeRecords(withBlob sha256: String) {
+        state.withLock { state in state.records = state.records.filter { $0.value.sha256 != sha256 } }
+    }
+
+    // MARK: Start-up
+
+    private static func removeLeftovers(temporary: URL, renditions: URL, blobs: URL) {
+        let fileManager = FileManager.default
+        for name in (try? fileManager.contentsOfDirectory(atPath: temporary.path)) ?? [] {
+            try? fileManager.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        for folder in [renditions, blobs] {
+            for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
+            where AtomicFile.isTemporaryName(name) {
+                try? fileManager.removeItem(at: folder.appendingPathComponent(name))
+            }
+        }
+    }
+
+    /// The index's records whose blob exists with the recorded size; an unreadable index is
+    /// treated as empty (everything is fetched again), never trusted in part.
+    private static func loadRecords(from file: URL, blobs: URL) -> [String: CacheRecord] {
+        guard let data = FileManager.default.contents(atPath: file.path),
+            let index = try? JSONDecoder().decode(IndexFile.self, from: data), index.version == 1
+        else { return [:] }
+        var records: [String: CacheRecord] = [:]
+        for record in index.records {
+            let blob = blobs.appendingPathComponent(record.sha256)
+            let size = (try? FileManager.default.attributesOfItem(atPath: blob.path)[.size]) as? NSNumber
+            if size?.int64Value == record.size { records[record.url] = record }
+        }
+        return records
+    }
+}

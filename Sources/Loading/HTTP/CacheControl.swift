@@ -1,0 +1,28 @@
+import Foundation
+
+/// The directives of a `Cache-Control` header that decide what a cache may do (RFC 9111 §5.2.2).
+struct CacheControl: Equatable {
+    var maxAge: Int?
+    var noCache = false
+    var noStore = false
+    var immutable = false
+    var mustRevalidate = false
+
+    init(_ header: String?) {
+        guard let header else { return }
+        for part in header.split(separator: ",") {
+            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let name = pieces.first?.lowercased() else { continue }
+            let value = pieces.count > 1 ? pieces[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+            switch name {
+            // A malformed max-age is treated as stale (§5.2.2.1 and §4.2.1): 0.
+            case "max-age": maxAge = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+            case "no-cache": noCache = true
+            case "no-store": noStore = true
+            case "immutable": immutable = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            default: break
+            }
+        }
+    }
+}

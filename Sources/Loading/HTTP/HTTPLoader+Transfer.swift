@@ -1,0 +1,249 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import GalleryCore
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension HTTPLoader {
+    static let requestTimeout: TimeAmount = .seconds(60)
+
+    /// Sends one GET and handles its answer: a redirect, a 304, or a body streamed into the cache.
+    func send(_ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String])
+        async throws -> AttemptOutcome
+    {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: configuration.userAgent)
+        request.headers.add(
+            name: "Accept", value: expectsImage ? "image/avif,image/webp,image/*;q=0.9,*/*;q=0.5" : "*/*")
+        if let record {
+            // Validators exactly as stored: the ETag byte for byte (W/ included), Last-Modified verbatim.
+            if let etag = record.etag { request.headers.add(name: "If-None-Match", value: etag) }
+            if let lastModified = record.lastModified {
+                request.headers.add(name: "If-Modified-Since", value: lastModified)
+            }
+        }
+        counter.update { $0.requests += 1 }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: Self.requestTimeout)
+        } catch {
+            throw Self.loadingError(for: error, url: url)
+        }
+        let status = Int(response.status.code)
+        let head = ResponseHead(
+            status: status, headers: response.headers, finalURL: url.absoluteString, redirects: redirects)
+        switch status {
+        case 301, 302, 303, 307, 308:
+            guard let location = response.headers.first(name: "Location") else {
+                throw LoadingError(.network, url: url.absoluteString, "redirect \(status) without a Location header")
+            }
+            return .redirect(location)
+        case 304 where record != nil:
+            counter.update { $0.notModified += 1 }
+            return .notModified(head)
+        case 200:
+            counter.update { $0.ok += 1 }
+            return .downloaded(try await store(response, head: head, source: source, expectsImage: expectsImage))
+        default:
+            var error = LoadingError(
+                .httpStatus,
+                url: url.absoluteString,
+                "the server answered \(status) \(response.status.reasonPhrase)" + Self.advice(forStatus: status),
+                status: status
+            )
+            error.retryAfter = response.headers.first(name: "Retry-After")
+            throw error
+        }
+    }
+
+    private static func advice(forStatus status: Int) -> String {
+        switch status {
+        case 404, 410: "; the feed names an image that is not there"
+        case 401, 403: "; the image is not public"
+        case 429: "; the server is rate-limiting: lower per_host or concurrency"
+        default: ""
+        }
+    }
+
+    /// Streams a 200's body to a temporary file, hashing and checking it on the way, then moves it
+    /// into the cache and records it (unless `no-store`).
+    private func store(_ response: HTTPClientResponse, head: ResponseHead, source: CanonicalURL, expectsImage: Bool)
+        async throws -> Original
+    {
+        let url = head.finalURL
+        let contentType = response.headers.first(name: "Content-Type")
+        if expectsImage, let contentType, !Self.mayBeImage(contentType: contentType) {
+            throw LoadingError(.notAnImage, url: url, "the server sent \(contentType), not an image")
+        }
+        let expectedLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        if let expectedLength, expectedLength > configuration.maxImageBytes {
+            throw LoadingError(
+                .tooLarge, url: url,
+                "the image is \(expectedLength) bytes, over max_image_bytes (\(configuration.maxImageBytes))")
+        }
+        let file = cache.temporaryFile()
+        let descriptor = open(file.path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw LoadingError(.cache, url: url, "cannot create \(file.path): \(String(cString: strerror(errno)))")
+        }
+        var isOpen = true
+        func closeFile() {
+            if isOpen { close(descriptor) }
+            isOpen = false
+        }
+        do {
+            var hasher = SHA256()
+            var received: Int64 = 0
+            var prefix: [UInt8] = []
+            do {
+                for try await buffer in response.body {
+                    received += Int64(buffer.readableBytes)
+                    if received > configuration.maxImageBytes {
+                        throw LoadingError(
+                            .tooLarge, url: url,
+                            "the body passed max_image_bytes (\(configuration.maxImageBytes)); stopped")
+                    }
+                    try buffer.withUnsafeReadableBytes { bytes in
+                        hasher.update(bufferPointer: bytes)
+                        try Self.writeAll(bytes, to: descriptor, path: file.path)
+                        if prefix.count < 16 { prefix += bytes.prefix(16 - prefix.count) }
+                    }
+                    if expectsImage, prefix.count >= 16, ImageSniffer.imageType(of: prefix) == nil {
+                        throw LoadingError(
+                            .notAnImage, url: url, "the body does not start like an image (\(Self.describe(prefix)))")
+                    }
+                }
+            } catch let error as LoadingError {
+                throw error
+            } catch {
+                if let expectedLength, received < expectedLength {
+                    throw LoadingError(
+                        .truncated, url: url, "the body ended after \(received) of \(expectedLength) bytes")
+                }
+                throw Self.loadingError(for: error, url: URL(string: url) ?? source.url)
+            }
+            counter.update { $0.bodyBytes += received }
+            if let expectedLength, received != expectedLength {
+                throw LoadingError(
+                    .truncated, url: url, "the body has \(received) bytes, Content-Length said \(expectedLength)")
+            }
+            if expectsImage, ImageSniffer.imageType(of: prefix) == nil {
+                throw LoadingError(
+                    .notAnImage, url: url, "the body does not start like an image (\(Self.describe(prefix)))")
+            }
+            fsync(descriptor)
+            closeFile()
+            let sha256 = hexString(hasher.finalize())
+            return try commit(
+                file, sha256: sha256, size: received, head: head, source: source, contentType: contentType)
+        } catch {
+            closeFile()
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+    }
+
+    private func commit(
+        _ file: URL, sha256: String, size: Int64, head: ResponseHead, source: CanonicalURL, contentType: String?
+    )
+        throws -> Original
+    {
+        let headers = head.headers
+        let now = Date().timeIntervalSince1970
+        if CacheControl(headers.first(name: "Cache-Control")).noStore {
+            // Used by this build, never kept: the file stays in tmp/, which the next start empties.
+            return Original(
+                source: source, file: file, sha256: sha256, byteCount: size, contentType: contentType,
+                origin: .downloaded)
+        }
+        let blob: URL
+        do {
+            blob = try cache.commitBlob(file, sha256: sha256)
+        } catch {
+            throw LoadingError(
+                .cache, url: source.description, "cannot store the image in the cache: \(error.localizedDescription)")
+        }
+        let record = CacheRecord(
+            url: source.description,
+            finalURL: head.finalURL,
+            redirects: head.redirects,
+            status: head.status,
+            etag: headers.first(name: "ETag"),
+            lastModified: headers.first(name: "Last-Modified"),
+            date: headers.first(name: "Date"),
+            age: headers.first(name: "Age"),
+            cacheControl: headers.first(name: "Cache-Control"),
+            expires: headers.first(name: "Expires"),
+            vary: headers.first(name: "Vary"),
+            contentType: contentType,
+            sha256: sha256,
+            size: size,
+            blobModified: DiskCache.modificationTime(of: blob),
+            responseTime: now,
+            fetchedAt: now,
+            validatedAt: now,
+            lastUsed: now
+        )
+        cache.store(record)
+        cache.markUsed(record, at: Date())
+        return Original(
+            source: source,
+            file: blob,
+            sha256: sha256,
+            byteCount: size,
+            contentType: contentType,
+            validators: record.validators,
+            origin: .downloaded
+        )
+    }
+
+    /// Content types an image may come with: image/*, and the generic binary types some hosts use.
+    static func mayBeImage(contentType: String) -> Bool {
+        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        return type.hasPrefix("image/") || type == "application/octet-stream" || type == "binary/octet-stream"
+            || type.isEmpty
+    }
+
+    private static func describe(_ prefix: [UInt8]) -> String {
+        let text = String(decoding: prefix.prefix(16), as: UTF8.self)
+        let printable = text.unicodeScalars.allSatisfy {
+            $0.value >= 0x20 && $0.value < 0x7F || $0 == "\n" || $0 == "\r"
+        }
+        if printable { return "\"\(text.replacingOccurrences(of: "\n", with: " ").prefix(16))…\"" }
+        return prefix.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw LoadingError(.cache, url: path, "cannot write to the cache: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    /// AsyncHTTPClient's and NIO's errors as ours; cancellation stays cancellation.
+    static func loadingError(for error: any Error, url: URL) -> any Error {
+        if error is CancellationError { return error }
+        if let clientError = error as? HTTPClientError, clientError == .cancelled { return CancellationError() }
+        if Task.isCancelled { return CancellationError() }
+        if let loading = error as? LoadingError { return loading }
+        if let clientError = error as? HTTPClientError, clientError == .deadlineExceeded || clientError == .readTimeout
+        {
+            return LoadingError(.network, url: url.absoluteString, "timed out")
+        }
+        return LoadingError(.network, url: url.absoluteString, "cannot reach the server (\(error))")
+    }
+}

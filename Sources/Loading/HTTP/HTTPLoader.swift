@@ -1,0 +1,297 @@
+import AsyncHTTPClient
+import Foundation
+import GalleryCore
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Loads http(s) URLs into the disk cache and out as verified originals: the HTTP half of the
+/// Loading stage (shared/DESIGN.md, "Loading: the contract").
+///
+/// A URL fresh in the cache (max-age, Expires) is used without a request; a stale one is
+/// revalidated with its validators; a 304 keeps the body and refreshes the headers; a 5xx or a
+/// network failure on revalidation serves the stale copy with a warning. Requests are bounded
+/// globally and per host, retried on connection errors, 408, 429 and 5xx, and follow up to
+/// ten redirects. Bodies stream to a temporary file, hashed on the way, checked for size,
+/// length and image-ness, and only then move into the cache.
+public final class HTTPLoader: OriginalLoading {
+    public struct Configuration: Sendable {
+        public var concurrency: Int
+        public var perHost: Int
+        public var maxImageBytes: Int64
+        public var retry: RetryPolicy
+        public var maxRedirects: Int
+        /// `--refresh`: revalidate even fresh entries.
+        public var refresh: Bool
+        /// `--offline`: no request at all; the cache or a clear failure.
+        public var offline: Bool
+        public var userAgent: String
+
+        public init(
+            concurrency: Int = 16,
+            perHost: Int = 6,
+            maxImageBytes: Int64 = 50_000_000,
+            retry: RetryPolicy = RetryPolicy(),
+            maxRedirects: Int = 10,
+            refresh: Bool = false,
+            offline: Bool = false,
+            userAgent: String = "gallerygen/0.1"
+        ) {
+            self.concurrency = concurrency
+            self.perHost = perHost
+            self.maxImageBytes = maxImageBytes
+            self.retry = retry
+            self.maxRedirects = maxRedirects
+            self.refresh = refresh
+            self.offline = offline
+            self.userAgent = userAgent
+        }
+    }
+
+    let configuration: Configuration
+    let client: HTTPClient
+    let cache: DiskCache
+    let counter = TransferCounter()
+    private let global: AsyncSemaphore
+    private let hosts = Mutex<[String: AsyncSemaphore]>([:])
+
+    /// - Parameters:
+    ///   - client: shared by the whole build; its owner shuts it down.
+    ///   - cache: an open disk cache.
+    public init(configuration: Configuration, client: HTTPClient, cache: DiskCache) {
+        self.configuration = configuration
+        self.client = client
+        self.cache = cache
+        self.global = AsyncSemaphore(permits: max(1, configuration.concurrency))
+    }
+
+    /// The request counts, bytes and warnings so far.
+    public var statistics: TransferStatistics { counter.current }
+
+    public func original(for source: CanonicalURL) async throws -> Original {
+        try await load(source, expectsImage: true)
+    }
+
+    /// A feed document: the same cache and revalidation as images, any content type.
+    public func document(for source: CanonicalURL) async throws -> (data: Data, original: Original) {
+        let original = try await load(source, expectsImage: false)
+        guard let data = FileManager.default.contents(atPath: original.file.path) else {
+            throw LoadingError(.cache, url: source.description, "cannot read the cached feed")
+        }
+        return (data, original)
+    }
+
+    // MARK: Cache decisions
+
+    private func load(_ source: CanonicalURL, expectsImage: Bool) async throws -> Original {
+        let key = source.description
+        let now = Date()
+        if let record = cache.record(for: key), let blob = cache.verifiedBlob(of: record) {
+            if configuration.offline { return use(record, blob: blob, origin: .offline, at: now, source: source) }
+            if !configuration.refresh, record.isFresh(at: now) {
+                return use(record, blob: blob, origin: .fresh, at: now, source: source)
+            }
+            do {
+                switch try await fetch(source, revalidating: record, expectsImage: expectsImage) {
+                case .notModified(let response):
+                    var refreshed = record.refreshed(by: response, at: Date())
+                    refreshed.blobModified = DiskCache.modificationTime(of: blob)
+                    cache.store(refreshed)
+                    return use(refreshed, blob: blob, origin: .revalidated, at: now, source: source)
+                case .downloaded(let original):
+                    return original
+                }
+            } catch let error as LoadingError where error.allowsStaleCopy {
+                counter.update {
+                    $0.warnings.append(
+                        "\(key): \(error.message); using the copy cached \(Self.describeAge(of: record, at: now))")
+                }
+                return use(record, blob: blob, origin: .stale, at: now, source: source)
+            }
+        }
+        if configuration.offline {
+            throw LoadingError(
+                .offlineMiss, url: key, "not in the cache, and --offline sends no request; build once online")
+        }
+        switch try await fetch(source, revalidating: nil, expectsImage: expectsImage) {
+        case .downloaded(let original): return original
+        case .notModified:
+            throw LoadingError(
+                .httpStatus, url: key, "the server answered 304 to a request that was not conditional", status: 304)
+        }
+    }
+
+    private func use(_ record: CacheRecord, blob: URL, origin: Original.Origin, at now: Date, source: CanonicalURL)
+        -> Original
+    {
+        cache.markUsed(record, at: now)
+        return Original(
+            source: source,
+            file: blob,
+            sha256: record.sha256,
+            byteCount: record.size,
+            contentType: record.contentType,
+            validators: record.validators,
+            origin: origin
+        )
+    }
+
+    private static func describeAge(of record: CacheRecord, at now: Date) -> String {
+        let hours = (now.timeIntervalSince1970 - record.fetchedAt) / 3600
+        return hours < 1 ? "less than an hour ago" : String(format: "%.0f hours ago", hours)
+    }
+
+    // MARK: Transfers
+
+    enum FetchResult {
+        case notModified(ResponseHead)
+        case downloaded(Original)
+    }
+
+    /// What the cache keeps of a response's head.
+    struct ResponseHead {
+        var status: Int
+        var headers: HTTPHeaders
+        var finalURL: String
+        var redirects: [String]
+    }
+
+    /// GET with redirects and retries; a 200 is streamed into the cache.
+    private func fetch(_ source: CanonicalURL, revalidating record: CacheRecord?, expectsImage: Bool) async throws
+        -> FetchResult
+    {
+        var url = source.url
+        var visited: [String] = [source.description]
+        for _ in 0...configuration.maxRedirects {
+            let outcome = try await withRetries(url: url) {
+                try await self.attempt(
+                    url, source: source, record: record, expectsImage: expectsImage,
+                    redirects: Array(visited.dropFirst()))
+            }
+            switch outcome {
+            case .redirect(let location):
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL, let canonical = CanonicalURL(next)
+                else {
+                    throw LoadingError(
+                        .network, url: url.absoluteString, "redirected to an unusable location \"\(location)\"")
+                }
+                guard !visited.contains(canonical.description) else {
+                    throw LoadingError(
+                        .redirectLoop,
+                        url: source.description,
+                        "redirect loop: \((visited + [canonical.description]).joined(separator: " -> "))"
+                    )
+                }
+                visited.append(canonical.description)
+                url = canonical.url
+            case .notModified(let head):
+                return .notModified(head)
+            case .downloaded(let original):
+                return .downloaded(original)
+            }
+        }
+        throw LoadingError(
+            .tooManyRedirects, url: source.description, "more than \(configuration.maxRedirects) redirects")
+    }
+
+    enum AttemptOutcome {
+        case redirect(String)
+        case notModified(ResponseHead)
+        case downloaded(Original)
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or the attempts run out; waits between
+    /// attempts without holding a connection slot.
+    private func withRetries(url: URL, _ attempt: () async throws -> AttemptOutcome) async throws -> AttemptOutcome {
+        var number = 1
+        while true {
+            do {
+                return try await attempt()
+            } catch let error as LoadingError where error.isRetryable && number < configuration.retry.attempts {
+                guard let delay = configuration.retry.delay(afterAttempt: number, retryAfter: error.retryAfter) else {
+                    throw error
+                }
+                try await Task.sleep(for: delay)
+                number += 1
+            }
+        }
+    }
+
+    private func hostLimit(for url: URL) -> AsyncSemaphore {
+        let host = "\(url.scheme ?? "")://\(url.host ?? ""):\(url.port ?? 0)"
+        return hosts.withLock { hosts in
+            if let semaphore = hosts[host] { return semaphore }
+            let semaphore = AsyncSemaphore(permits: max(1, configuration.perHost))
+            hosts[host] = semaphore
+            return semaphore
+        }
+    }
+
+    /// One request, holding a per-host and a global slot for its whole transfer.
+    private func attempt(
+        _ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String]
+    )
+        async throws -> AttemptOutcome
+    {
+        let hostLimit = hostLimit(for: url)
+        try await hostLimit.acquire()
+        do {
+            try await global.acquire()
+        } catch {
+            await hostLimit.release()
+            throw error
+        }
+        do {
+            let outcome = try await send(
+                url, source: source, record: record, expectsImage: expectsImage, redirects: redirects)
+            await global.release()
+            await hostLimit.release()
+            return outcome
+        } catch {
+            await global.release()
+            await hostLimit.release()
+            throw error
+        }
+    }
+}
+
+extension LoadingError {
+    /// Network trouble and server errors: worth another attempt, and on revalidation a reason to
+    /// serve the stale copy.
+    var isRetryable: Bool {
+        switch code {
+        case .network, .truncated: true
+        case .httpStatus: status.map(RetryPolicy.isRetryable(status:)) ?? false
+        default: false
+        }
+    }
+
+    var allowsStaleCopy: Bool {
+        switch code {
+        case .network, .truncated: true
+        case .httpStatus: status.map { (500...599).contains($0) } ?? false
+        default: false
+        }
+    }
+}
+
+extension CacheRecord {
+    /// The record after a 304: the new head's headers replace the stored ones (RFC 9111 §4.3.4).
+    func refreshed(by head: HTTPLoader.ResponseHead, at now: Date) -> CacheRecord {
+        var record = self
+        let headers = head.headers
+        func update(_ name: String, _ keyPath: WritableKeyPath<CacheRecord, String?>) {
+            if let value = headers.first(name: name) { record[keyPath: keyPath] = value }
+        }
+        update("ETag", \.etag)
+        update("Last-Modified", \.lastModified)
+        update("Date", \.date)
+        update("Cache-Control", \.cacheControl)
+        update("Expires", \.expires)
+        update("Vary", \.vary)
+        record.age = headers.first(name: "Age")
+        record.responseTime = now.timeIntervalSince1970
+        record.validatedAt = now.timeIntervalSince1970
+        return record
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// When and how long to retry a GET: connection errors, 408, 429 and 5xx; exponential backoff
+/// with full jitter, or the server's Retry-After up to a cap; a fixed number of attempts.
+public struct RetryPolicy: Sendable {
+    public var attempts: Int
+    public var baseDelay: Duration
+    public var maximumDelay: Duration
+    /// The longest Retry-After honoured; a longer one fails the request instead of stalling the build.
+    public var maximumRetryAfter: Duration
+
+    public init(
+        attempts: Int = 3,
+        baseDelay: Duration = .milliseconds(200),
+        maximumDelay: Duration = .seconds(5),
+        maximumRetryAfter: Duration = .seconds(30)
+    ) {
+        self.attempts = attempts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.maximumRetryAfter = maximumRetryAfter
+    }
+
+    static func isRetryable(status: Int) -> Bool {
+        status == 408 || status == 429 || (500...599).contains(status)
+    }
+
+    /// The wait before attempt `attempt + 1` (attempt counts from 1), or nil when the server asks
+    /// for a longer wait than the cap.
+    func delay(afterAttempt attempt: Int, retryAfter: String?, now: Date = Date()) -> Duration? {
+        if let retryAfter, let seconds = Self.seconds(inRetryAfter: retryAfter, now: now) {
+            let wait = Duration.milliseconds(Int64(seconds * 1000))
+            return wait <= maximumRetryAfter ? wait : nil
+        }
+        let exponential = baseDelay * (1 << min(attempt - 1, 16))
+        let capped = min(exponential, maximumDelay)
+        let milliseconds = Double(capped.components.seconds) * 1000 + Double(capped.components.attoseconds) / 1e15
+        return .milliseconds(Int64(Double.random(in: 0.5...1.0) * milliseconds))
+    }
+
+    /// Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3).
+    static func seconds(inRetryAfter value: String, now: Date) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Double(trimmed) { return max(0, seconds) }
+        return HTTPDate.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
+    }
+}

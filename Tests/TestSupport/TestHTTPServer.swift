@@ -1,0 +1,200 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An HTTP server on 127.0.0.1, port 0, for tests: answers with a handler, counts requests per
+/// path, tracks how many it is answering at once, and can delay, truncate or fail answers.
+public final class TestHTTPServer: Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        /// Path and query as sent.
+        public var uri: String
+        /// Header names lower-cased.
+        public var headers: [String: String]
+
+        public var path: String { String(uri.prefix { $0 != "?" }) }
+        public var isConditional: Bool { headers["if-none-match"] != nil || headers["if-modified-since"] != nil }
+    }
+
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
+        /// Wait this long before answering.
+        public var delay: Duration?
+        /// Send only this many body bytes (with the full Content-Length), then close the connection.
+        public var truncateAfter: Int?
+
+        public init(
+            status: Int = 200,
+            headers: [(String, String)] = [],
+            body: [UInt8] = [],
+            delay: Duration? = nil,
+            truncateAfter: Int? = nil
+        ) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+            self.truncateAfter = truncateAfter
+        }
+
+        public static func text(_ status: Int, _ text: String = "") -> Response {
+            Response(status: status, headers: [("Content-Type", "text/plain")], body: Array(text.utf8))
+        }
+    }
+
+    public typealias Handler = @Sendable (Request) -> Response
+
+    private struct State {
+        var requests: [Request] = []
+        var inFlight = 0
+        var maxInFlight = 0
+        var handler: Handler
+    }
+
+    private let state: Mutex<State>
+    private let channel: Mutex<Channel?>
+    public let port: Int
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    public init(handler: @escaping Handler) async throws {
+        let state = Mutex(State(handler: handler))
+        self.state = state
+        self.channel = Mutex(nil)
+        let box = StateBox(server: nil)
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(box: box))
+                }
+            }
+        let bound = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        self.port = bound.localAddress?.port ?? 0
+        self.channel.withLock { $0 = bound }
+        box.set(self)
+    }
+
+    /// Replaces the handler (to change what the "upstream" serves between builds).
+    public func setHandler(_ handler: @escaping Handler) {
+        state.withLock { $0.handler = handler }
+    }
+
+    public func shutdown() async throws {
+        let bound = channel.withLock { $0 }
+        try await bound?.close()
+    }
+
+    public var requests: [Request] { state.withLock { $0.requests } }
+    public var maxConcurrent: Int { state.withLock { $0.maxInFlight } }
+
+    public func count(_ path: String) -> Int {
+        state.withLock { $0.requests.filter { $0.path == path }.count }
+    }
+
+    public func resetCounts() {
+        state.withLock {
+            $0.requests = []
+            $0.maxInFlight = 0
+        }
+    }
+
+    fileprivate func begin(_ request: Request) -> Response {
+        state.withLock { state in
+            state.requests.append(request)
+            state.inFlight += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            return state.handler(request)
+        }
+    }
+
+    fileprivate func end() {
+        state.withLock { $0.inFlight -= 1 }
+    }
+}
+
+/// Lets connection handlers reach the server once it exists.
+private final class StateBox: Sendable {
+    private let server: Mutex<TestHTTPServer?>
+
+    init(server: TestHTTPServer?) {
+        self.server = Mutex(server)
+    }
+
+    func set(_ server: TestHTTPServer) {
+        self.server.withLock { $0 = server }
+    }
+
+    var value: TestHTTPServer? { server.withLock { $0 } }
+}
+
+private final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let box: StateBox
+    private var head: HTTPRequestHead?
+
+    init(box: StateBox) {
+        self.box = box
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body: break
+        case .end:
+            guard let head, let server = box.value else { return }
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let request = TestHTTPServer.Request(method: "\(head.method)", uri: head.uri, headers: headers)
+            let response = server.begin(request)
+            let loop = context.eventLoop.assumeIsolated()
+            if let delay = response.delay {
+                let nanoseconds =
+                    delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+                loop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                    self.respond(response, context: context, keepAlive: head.isKeepAlive, server: server)
+                }
+            } else {
+                respond(response, context: context, keepAlive: head.isKeepAlive, server: server)
+            }
+        }
+    }
+
+    private func respond(
+        _ response: TestHTTPServer.Response, context: ChannelHandlerContext, keepAlive: Bool, server: TestHTTPServer
+    ) {
+        defer { server.end() }
+        guard context.channel.isActive else { return }
+        var headers = HTTPHeaders(response.headers)
+        if !headers.contains(name: "Content-Length") {
+            headers.add(name: "Content-Length", value: "\(response.body.count)")
+        }
+        let status = HTTPResponseStatus(statusCode: response.status)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        let bodyBytes = response.truncateAfter.map { Array(response.body.prefix($0)) } ?? response.body
+        if !bodyBytes.isEmpty {
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bodyBytes)))), promise: nil)
+        }
+        if response.truncateAfter != nil {
+            context.flush()
+            context.close(promise: nil)
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        if !keepAlive { context.close(promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}
