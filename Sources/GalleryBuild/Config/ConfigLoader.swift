@@ -25,6 +25,11 @@ public struct ConfigLoader: Sendable {
         return try config(from: text, name: Self.fileName)
     }
 
+    /// A size as gallery.yml writes it (`500MB`, `2GiB`, `1048576`), in bytes.
+    public static func byteCount(_ text: String) -> Int64? {
+        ConfigReader.parseByteCount(text)
+    }
+
     /// Parses the text of a config file; `name` is used in messages.
     public func config(from text: String, name: String) throws(ConfigError) -> SiteConfig {
         let root: Node

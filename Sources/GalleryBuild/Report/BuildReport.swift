@@ -76,7 +76,7 @@ public struct BuildReport: Sendable, Codable, Equatable {
         return parts.joined(separator: ", ") + String(format: " in %.2fs", seconds["total"] ?? 0)
     }
 
-    static func formatBytes(_ bytes: Int64) -> String {
+    public static func formatBytes(_ bytes: Int64) -> String {
         if bytes < 1000 { return "\(bytes) B" }
         if bytes < 1_000_000 { return String(format: "%.1f kB", Double(bytes) / 1e3) }
         return String(format: "%.1f MB", Double(bytes) / 1e6)

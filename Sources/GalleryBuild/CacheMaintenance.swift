@@ -1,0 +1,49 @@
+import Foundation
+import GalleryCore
+import Loading
+
+/// `gallerygen cache info` and `gallerygen cache prune`: what a site's cache holds, and shrinking
+/// it to `cache_limit`.
+public struct CacheMaintenance: Sendable {
+    public let siteDirectory: URL
+
+    public init(siteDirectory: URL) {
+        self.siteDirectory = siteDirectory
+    }
+
+    /// What the cache holds and its limit.
+    public func info() throws(BuildError) -> (info: CacheInfo, limit: Int64?, folder: URL) {
+        let (config, cache, folder) = try open()
+        defer { cache.close() }
+        return (cache.info(), config.cacheLimit, folder)
+    }
+
+    /// Removes least-recently-used entries down to `limit` (default: `cache_limit`; without one,
+    /// only what no record names). Returns the bytes removed and what is left.
+    public func prune(to limit: Int64? = nil) throws(BuildError) -> (removed: Int64, left: CacheInfo) {
+        let (config, cache, _) = try open()
+        defer { cache.close() }
+        do {
+            let removed = try cache.evict(toFit: limit ?? config.cacheLimit ?? Int64.max)
+            return (removed, cache.info())
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    private func open() throws(BuildError) -> (SiteConfig, DiskCache, URL) {
+        let config: SiteConfig
+        let layout: SiteLayout
+        do {
+            config = try ConfigLoader().config(inSite: siteDirectory)
+            layout = try SiteLayout(config: config, siteDirectory: siteDirectory)
+        } catch {
+            throw .configuration(error)
+        }
+        do {
+            return (config, try DiskCache(directory: layout.cacheDirectory), layout.cacheDirectory)
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+@Suite struct InterruptTests {
+    @Test func sigintDuringDownloadsExits130AndLosesNothing() async throws {
+        let upstream = try await Upstream(count: 6)
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Remote\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48]\n", to: "gallery.yml")
+        #expect(try CommandRun.gallerygen(["build", site.url.path]).status == 0)
+        let before = try site.snapshot()
+
+        // Twelve more photos, each answered only after 30 s: the build can only end by cancelling.
+        upstream.setCount(18)
+        upstream.setDelay(.seconds(30), from: 7)
+        upstream.server.resetCounts()
+        let process = Process()
+        process.executableURL = CommandRun.binary
+        process.arguments = ["build", site.url.path, "--quiet"]
+        try process.run()
+        for _ in 0..<1000 where upstream.photoRequests.filter({ !$0.isConditional }).count < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let clock = ContinuousClock()
+        let interrupted = clock.now
+        process.interrupt()
+        for _ in 0..<1500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        let took = clock.now - interrupted
+        print("gallerygen exited \(took) after SIGINT")
+
+        #expect(!process.isRunning, "exits after SIGINT (took \(took); the slow answers would take 30 s)")
+        #expect(process.terminationStatus == 130)
+        let cacheFiles = site.folder.allFiles(under: ".gallerygen-cache")
+        #expect(
+            cacheFiles.filter { $0.hasPrefix("v1/tmp/") || $0.contains(".tmp-") }.isEmpty,
+            "no partial file: \(cacheFiles)")
+        let after = try site.snapshot()
+        #expect(before.mapValues(\.0) == after.mapValues(\.0), "the output is the previous complete site")
+
+        upstream.setDelay(nil, from: 0)
+        upstream.server.resetCounts()
+        let next = try CommandRun.gallerygen(["build", site.url.path, "--report", site.folder.file("r.json").path])
+        #expect(next.status == 0, "\(next.standardError)")
+        let fetched = upstream.photoRequests.filter { !$0.isConditional }.map(\.path).sorted()
+        #expect(fetched == (7...18).map { "/photos/\($0).jpg" }.sorted(), "only what was missing is transferred")
+        #expect(upstream.photoRequests.filter { $0.isConditional }.count == 6)
+        try await upstream.server.shutdown()
+    }
+}

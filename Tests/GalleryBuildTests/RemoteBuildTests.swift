@@ -1,0 +1,176 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+@testable import GalleryBuild
+
+/// Builds of a site whose feed and photos come over HTTP from an ``Upstream``.
+@Suite struct RemoteBuildTests {
+    func site(feed: String, extraConfig: String = "") throws -> FixtureSite {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Remote\nfeed: \(feed)\nimages:\n  widths: [48, 96]\n\(extraConfig)\n", to: "gallery.yml")
+        return site
+    }
+
+    func build(_ site: FixtureSite, _ options: BuildOptions = BuildOptions()) async throws -> BuildResult {
+        try await SiteBuilder(siteDirectory: site.url, options: options).build()
+    }
+
+    @Test func aColdBuildFetchesEachPhotoOnceAndReportsIt() async throws {
+        let upstream = try await Upstream(count: 6)
+        upstream.setExtraEntries([#"{"title": "again", "imageUrl": "photos/2.jpg"}"#])
+        let site = try site(feed: upstream.feedURL)
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.photos == 7 && result.report.counts.urls == 6)
+        #expect(result.report.counts.downloaded == 6 && result.report.counts.failed == 0)
+        #expect(result.report.counts.requests == 7, "the feed and six photos")
+        #expect(result.report.counts.bytesTransferred > 0)
+        #expect(upstream.photoRequests.count == 6)
+        #expect(site.folder.allFiles(under: "public/images").count == 12)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aNoChangeRebuildSendsOnlyConditionalRequestsAndRewritesNothing() async throws {
+        let upstream = try await Upstream(count: 5)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        let before = try site.snapshot()
+        upstream.server.resetCounts()
+        try await Task.sleep(for: .milliseconds(20))
+
+        let result = try await build(site)
+
+        #expect(upstream.server.requests.allSatisfy { $0.isConditional })
+        #expect(upstream.photoRequests.count == 5)
+        #expect(result.report.counts.notModified == 5 && result.report.counts.downloaded == 0)
+        #expect(result.report.counts.processed == 0 && result.report.counts.filesWritten == 0)
+        let after = try site.snapshot()
+        #expect(before.mapValues(\.0) == after.mapValues(\.0))
+        #expect(before.mapValues(\.1) == after.mapValues(\.1), "no output file rewritten")
+        try await upstream.server.shutdown()
+    }
+
+    @Test func whileFreshNothingIsAsked() async throws {
+        let upstream = try await Upstream(count: 3)
+        upstream.setCacheControl("max-age=3600")
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        upstream.server.resetCounts()
+
+        let result = try await build(site)
+
+        #expect(upstream.server.requests.isEmpty)
+        #expect(result.report.counts.fresh == 3 && result.report.counts.requests == 0)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func oneChangedPhotoIsOneTransferAndOnlyItsFilesChange() async throws {
+        let upstream = try await Upstream(count: 5)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        let before = try site.snapshot()
+        let manifestBefore = try Manifest.decode(Data(contentsOf: site.folder.file("public/\(Manifest.fileName)")))
+        upstream.server.resetCounts()
+        upstream.change(3)
+        try await Task.sleep(for: .milliseconds(20))
+
+        let result = try await build(site)
+
+        let statuses = upstream.photoRequests.map(\.isConditional)
+        #expect(statuses.count == 5 && statuses.allSatisfy { $0 }, "all photos asked conditionally")
+        #expect(result.report.counts.downloaded == 1 && result.report.counts.notModified == 4)
+        #expect(result.report.counts.processed == 1)
+        let manifest = try Manifest.decode(Data(contentsOf: site.folder.file("public/\(Manifest.fileName)")))
+        let oldThird = Set(manifestBefore.photos[2].renditions.map(\.path))
+        let newThird = Set(manifest.photos[2].renditions.map(\.path))
+        #expect(oldThird.isDisjoint(with: newThird), "photo 3's renditions are replaced")
+        let after = try site.snapshot()
+        for path in oldThird { #expect(after["\(path)"] == nil, "\(path) removed") }
+        for photo in manifest.photos where photo.id != manifest.photos[2].id {
+            for rendition in photo.renditions {
+                #expect(after[rendition.path]?.1 == before[rendition.path]?.1, "\(rendition.path) untouched")
+            }
+        }
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aDownServerMeansStaleCopiesAWarningAndExitZero() async throws {
+        let upstream = try await Upstream(count: 3)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        upstream.setDown(true)
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.stale == 3 && result.report.counts.failed == 0)
+        #expect(result.report.warnings.count == 4, "the feed and three photos: \(result.report.warnings)")
+        #expect(result.report.warnings.allSatisfy { $0.contains("503") && $0.contains("using the copy cached") })
+        #expect(!result.failsBuild(strict: false))
+        #expect(result.failsBuild(strict: true))
+        try await upstream.server.shutdown()
+    }
+
+    @Test func anEntryGoneFromTheFeedLosesItsFilesAndANewOneIsFetched() async throws {
+        let upstream = try await Upstream(count: 4)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        upstream.setCount(3)
+        upstream.setExtraEntries([#"{"title": "new", "imageUrl": "photos/9.jpg"}"#])
+        upstream.server.resetCounts()
+
+        let result = try await build(site)
+
+        #expect(upstream.photoRequests.filter { !$0.isConditional }.map(\.path) == ["/photos/9.jpg"])
+        #expect(result.report.counts.filesRemoved == 2 && result.report.counts.downloaded == 1)
+        #expect(site.folder.allFiles(under: "public/images").count == 8)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func offlineBuildsFromTheCacheAndFailsClearlyForWhatItLacks() async throws {
+        let upstream = try await Upstream(count: 2)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        upstream.server.resetCounts()
+
+        let result = try await build(site, BuildOptions(offline: true))
+        #expect(upstream.server.requests.isEmpty && result.report.counts.failed == 0)
+
+        let empty = try self.site(feed: upstream.feedURL)
+        await #expect {
+            try await build(empty, BuildOptions(offline: true))
+        } throws: { error in
+            "\(error)".contains("--offline sends no request")
+        }
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aNotFoundPhotoIsAReportEntryAfterOneRequest() async throws {
+        let upstream = try await Upstream(count: 2)
+        upstream.setExtraEntries([#"{"title": "gone", "imageUrl": "photos/missing.jpg"}"#])
+        let site = try site(feed: upstream.feedURL)
+
+        let result = try await build(site)
+
+        #expect(upstream.server.count("/photos/missing.jpg") == 1)
+        #expect(result.report.counts.failed == 1)
+        #expect(result.report.failures.first?.message.contains("404") == true)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func theCacheStaysWithinItsLimitAndKeepsWhatTheBuildUses() async throws {
+        let upstream = try await Upstream(count: 4)
+        let site = try site(feed: upstream.feedURL, extraConfig: "cache_limit: 1B")
+        let result = try await build(site)
+        #expect(result.report.counts.failed == 0)
+        // Everything this build used is kept, however small the limit.
+        #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/blobs").count == 5, "four photos and the feed")
+        upstream.setCount(1)
+        _ = try await build(site)
+        #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/blobs").count == 2, "unused ones evicted")
+        try await upstream.server.shutdown()
+    }
+}
