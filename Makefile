@@ -5,16 +5,25 @@ SWIFT ?= swift
 SITE ?= Site
 # C libraries (headers for the build), the `vips` tools (tests and benchmarks make images with them).
 APT_PACKAGES := pkg-config libvips-dev libvips-tools libcmark-gfm-dev libcmark-gfm-extensions-dev
+# The benchmark's photo host, downloader and timer.
+BENCH_PACKAGES := nginx-light curl time
+BENCH_COUNT ?= 200
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG := .build/debug/gallerygen
 
-.PHONY: all deps build release demo test lint format bench clean
+.PHONY: all deps bench-deps build release demo test lint format bench clean
 
 all: build
 
 ## deps: install the Debian packages the build needs, if any is missing.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(APT_PACKAGES)"
+
+bench-deps: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BENCH_PACKAGES)"
+
+install-packages:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -45,5 +54,10 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
 
+## bench: the reference pipeline and gallerygen's cold, no-change and one-change builds on
+## BENCH_COUNT real 12-megapixel photos served by nginx (BENCHMARKS.md).
+bench: bench-deps release
+	BENCH_COUNT=$(BENCH_COUNT) bench/run.sh
+
 clean:
-	rm -rf .build $(SITE)/public $(SITE)/.gallerygen-cache
+	rm -rf .build bench-work $(SITE)/public $(SITE)/.gallerygen-cache
