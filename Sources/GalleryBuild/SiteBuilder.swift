@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import GalleryCore
 import Imaging
@@ -20,19 +19,25 @@ public struct SiteBuilder: Sendable {
     public let siteDirectory: URL
     public let options: BuildOptions
     private let events: EventHandler
-    private let client: HTTPClient?
+    private let resources: BuildResources?
+    private let supersede: (@Sendable () async -> Void)?
 
-    /// - Parameter client: an HTTP client to share (its owner shuts it down); without one the
-    ///   build makes its own.
+    /// - Parameters:
+    ///   - resources: shared with other builds of this process (`gallerygen serve`); without them
+    ///     the build makes its own and closes them when it ends.
+    ///   - supersede: called once the build has read its feed and claimed the URLs it will load:
+    ///     the moment an older build it replaces may be cancelled without losing shared loads.
     public init(
         siteDirectory: URL,
         options: BuildOptions = BuildOptions(),
-        client: HTTPClient? = nil,
+        resources: BuildResources? = nil,
+        supersede: (@Sendable () async -> Void)? = nil,
         events: @escaping EventHandler = { _ in }
     ) {
         self.siteDirectory = siteDirectory
         self.options = options
-        self.client = client
+        self.resources = resources
+        self.supersede = supersede
         self.events = events
     }
 
@@ -49,11 +54,25 @@ public struct SiteBuilder: Sendable {
         } catch {
             throw .configuration(error)
         }
-        let session = try await BuildSession(
-            config: config, layout: layout, options: options, client: client, events: events)
-        var report = try await session.run()
+        let shared = resources ?? BuildResources()
+        let session: BuildSession
+        do {
+            session = try await BuildSession(
+                config: config,
+                layout: layout,
+                options: options,
+                resources: shared,
+                ownsResources: resources == nil,
+                supersede: supersede,
+                events: events
+            )
+        } catch {
+            if resources == nil { await shared.shutdown() }
+            throw error
+        }
+        var (report, feedSHA256) = try await session.run()
         report.seconds["total"] = (clock.now - start).seconds
-        return BuildResult(report: report, config: config, layout: layout)
+        return BuildResult(report: report, config: config, layout: layout, feedSHA256: feedSHA256)
     }
 }
 
@@ -62,6 +81,8 @@ public struct BuildResult: Sendable {
     public var report: BuildReport
     public var config: SiteConfig
     public var layout: SiteLayout
+    /// The feed's content hash (remote and file feeds), to tell whether a re-fetched feed changed.
+    public var feedSHA256: String?
 
     /// True when the failures should fail the build: `--strict` (which counts stale copies used
     /// because the server failed), or more than `max_failures`.

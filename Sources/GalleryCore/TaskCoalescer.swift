@@ -13,6 +13,8 @@ package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     private var running: [Key: Running] = [:]
+    /// Keys whose operation goes on when its last waiter leaves: a newer build has claimed them.
+    private var pinned: Set<Key> = []
     /// Every operation not yet ended, including those whose waiters all left: ``drain()`` awaits them.
     private var unfinished: [Int: Task<Void, Never>] = [:]
     private var finished: [Key: Result<Value, any Error>] = [:]
@@ -73,6 +75,7 @@ package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
         unfinished[generation] = nil
         guard let entry = running[key], entry.generation == generation else { return }
         running[key] = nil
+        pinned.remove(key)
         if case .failure(let error) = result, error is CancellationError {
             // Nobody is left to tell (the last waiter's leaving cancelled it), or a caller's
             // cancellation reached the operation: forget it so that the next ask starts afresh.
@@ -85,9 +88,26 @@ package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
     private func leave(_ key: Key, waiterID: Int) {
         guard let continuation = running[key]?.waiters.removeValue(forKey: waiterID) else { return }
         continuation.resume(throwing: CancellationError())
-        if running[key]?.waiters.isEmpty == true {
+        if running[key]?.waiters.isEmpty == true, !pinned.contains(key) {
             running[key]?.task?.cancel()
             running[key] = nil
         }
+    }
+
+    /// Claims `keys` for a caller about to ask for them: their operations go on even if every
+    /// current waiter leaves. Replaces the previous claim; an operation that was kept only by it
+    /// and has no waiter left is cancelled now.
+    package func pin(_ keys: Set<Key>) {
+        let released = pinned.subtracting(keys)
+        pinned = keys
+        for key in released where running[key]?.waiters.isEmpty == true {
+            running[key]?.task?.cancel()
+            running[key] = nil
+        }
+    }
+
+    /// Forgets remembered outcomes (the next ask runs again); operations under way are kept.
+    package func forgetFinished() {
+        finished = [:]
     }
 }

@@ -18,6 +18,11 @@ package func sha256Hex(of text: String) -> String {
     hexString(SHA256.hash(data: Data(text.utf8)))
 }
 
+/// SHA-256 of bytes, in hex.
+package func sha256Hex(of data: Data) -> String {
+    hexString(SHA256.hash(data: data))
+}
+
 /// Streams a file through SHA-256 without holding it in memory.
 package enum FileDigest {
     package static func sha256(of file: URL) throws -> (hex: String, byteCount: Int64) {

@@ -35,6 +35,20 @@ public final class ImageLoader: OriginalLoading {
         }
     }
 
+    /// Starts a new build on a loader that outlives builds (`gallerygen serve`): what earlier
+    /// builds loaded is loaded again (revalidated), unless `keepingFinished` (the previous build
+    /// was superseded before it ended, so its results are as new as this build's would be).
+    public func beginBuild(keepingFinished: Bool) async {
+        if !keepingFinished { await coalescer.forgetFinished() }
+    }
+
+    /// Claims the URLs a new build is about to load: loads of them under way go on when an older
+    /// build's waiters leave (they are joined, not restarted); loads only the older build wanted
+    /// are cancelled as soon as nobody waits for them.
+    public func claim(_ sources: Set<CanonicalURL>) async {
+        await coalescer.pin(sources)
+    }
+
     /// Cancels every load under way and waits until each has removed its partial files.
     public func cancelAndDrain() async {
         await coalescer.cancelAndDrain()

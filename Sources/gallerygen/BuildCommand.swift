@@ -55,7 +55,7 @@ struct BuildCommand: AsyncParsableCommand {
             concurrency: concurrency,
             perHost: perHost
         )
-        let builder = SiteBuilder(siteDirectory: site, options: options) { console.handle($0) }
+        let builder = SiteBuilder(siteDirectory: site, options: options, events: { console.handle($0) })
         let outcome = await SignalTrap.run { () async throws(BuildError) in try await builder.build() }
         switch outcome {
         case .success(let result):

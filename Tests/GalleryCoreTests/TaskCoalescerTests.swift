@@ -71,6 +71,49 @@ import Testing
         #expect(await coalescer.startedCount == 2)
     }
 
+    @Test func aPinnedRunOutlivesItsWaitersAndIsJoinedLater() async throws {
+        let coalescer = TaskCoalescer<String, Int>()
+        let gate = Gate()
+        let old = Task {
+            try await coalescer.value(for: "kept") {
+                try await gate.wait()
+                return 1
+            }
+        }
+        let dropped = Task {
+            try await coalescer.value(for: "dropped") {
+                try await Task.sleep(for: .seconds(30))
+                return 2
+            }
+        }
+        try await waitUntil {
+            let kept = await coalescer.waiterCount(for: "kept")
+            let dropped = await coalescer.waiterCount(for: "dropped")
+            return kept == 1 && dropped == 1
+        }
+
+        await coalescer.pin(["kept"])  // a new build claims "kept" only
+        old.cancel()
+        dropped.cancel()
+        await #expect(throws: CancellationError.self) { try await old.value }
+        await #expect(throws: CancellationError.self) { try await dropped.value }
+
+        let joined = Task { try await coalescer.value(for: "kept") { 99 } }
+        try await waitUntil { await coalescer.waiterCount(for: "kept") == 1 }
+        await gate.open()
+        #expect(try await joined.value == 1, "joined the run under way, not restarted")
+        #expect(await coalescer.startedCount == 2)
+        // "dropped" was cancelled: asking again starts it afresh.
+        #expect(try await coalescer.value(for: "dropped") { 3 } == 3)
+    }
+
+    @Test func forgetFinishedRunsAgain() async throws {
+        let coalescer = TaskCoalescer<String, Int>()
+        #expect(try await coalescer.value(for: "a") { 1 } == 1)
+        await coalescer.forgetFinished()
+        #expect(try await coalescer.value(for: "a") { 2 } == 2)
+    }
+
     @Test func failuresReachEveryWaiter() async {
         struct Boom: Error {}
         let coalescer = TaskCoalescer<Int, Int>()

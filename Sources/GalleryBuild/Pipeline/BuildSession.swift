@@ -19,27 +19,40 @@ struct BuildSession: Sendable {
     let cache: DiskCache
     let renditions: RenditionStore
     let renderer: SiteRenderer
-    private let client: HTTPClient
-    private let ownsClient: Bool
+    private let resources: BuildResources
+    private let ownsResources: Bool
+    private let supersede: (@Sendable () async -> Void)?
     private let clock = ContinuousClock()
 
     init(
         config: SiteConfig,
         layout: SiteLayout,
         options: BuildOptions,
-        client: HTTPClient?,
+        resources: BuildResources,
+        ownsResources: Bool,
+        supersede: (@Sendable () async -> Void)?,
         events: @escaping SiteBuilder.EventHandler
     ) async throws(BuildError) {
         self.config = config
         self.layout = layout
         self.options = options
         self.events = events
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        do {
-            self.cache = try DiskCache(directory: layout.cacheDirectory)
-        } catch {
-            throw .failed("\(error)")
-        }
+        self.resources = resources
+        self.ownsResources = ownsResources
+        self.supersede = supersede
+        let environment = try resources.environment(
+            for: BuildResources.Environment.Key(
+                cacheDirectory: layout.cacheDirectory,
+                concurrency: options.concurrency ?? config.concurrency,
+                perHost: options.perHost ?? config.perHost,
+                maxImageBytes: config.maxImageBytes,
+                refresh: options.refresh,
+                offline: options.offline
+            )
+        )
+        self.cache = environment.cache
+        self.http = environment.http
+        self.loader = environment.loader
         do {
             let processor = try ImageProcessor(
                 configuration: ImageProcessor.Configuration(
@@ -51,9 +64,9 @@ struct BuildSession: Sendable {
                 )
             )
             self.renditions = RenditionStore(
-                cache: cache,
+                cache: environment.cache,
                 processor: processor,
-                pool: ImagingPool(width: cores),
+                pool: resources.imagingPool,
                 widths: config.images.widths,
                 formats: config.images.formats,
                 quality: config.images.quality
@@ -69,51 +82,22 @@ struct BuildSession: Sendable {
         } catch {
             throw .failed(error.description)
         }
-        let concurrency = options.concurrency ?? config.concurrency
-        let perHost = options.perHost ?? config.perHost
-        self.ownsClient = client == nil
-        self.client =
-            client
-            ?? HTTPClient(
-                eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-                configuration: Self.clientConfiguration(perHost: perHost))
-        self.http = HTTPLoader(
-            configuration: HTTPLoader.Configuration(
-                concurrency: concurrency,
-                perHost: perHost,
-                maxImageBytes: config.maxImageBytes,
-                refresh: options.refresh,
-                offline: options.offline
-            ),
-            client: self.client,
-            cache: cache
-        )
-        self.loader = ImageLoader(
-            configuration: ImageLoader.Configuration(maxImageBytes: config.maxImageBytes), remote: http)
     }
 
-    /// One client for the whole build: redirects are followed by the loader (to record them and
-    /// catch loops), connections per host match `per_host`.
-    static func clientConfiguration(perHost: Int) -> HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(30))
-        )
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(1, perHost)
-        return configuration
-    }
-
-    /// Runs the stages; whatever happens, keeps what the cache learned and closes the client.
-    func run() async throws(BuildError) -> BuildReport {
-        let result: Result<BuildReport, BuildError>
+    /// Runs the stages; whatever happens, keeps what the cache learned, and closes what it owns.
+    func run() async throws(BuildError) -> (BuildReport, String?) {
+        await loader.beginBuild(keepingFinished: supersede != nil)
+        let statisticsBefore = http.statistics
+        let result: Result<(BuildReport, String?), BuildError>
         do {
-            result = .success(try await runStages())
+            result = .success(try await runStages(statisticsBefore: statisticsBefore))
         } catch {
             result = .failure(error)
         }
-        if case .failure(.interrupted) = result {
+        if case .failure(.interrupted) = result, ownsResources {
             // Cancelled transfers delete their partial files and encodes under way finish:
-            // nothing is left half-written when the process exits.
+            // nothing is left half-written when the process exits. (Shared loaders are left to
+            // the build that superseded this one.)
             await loader.cancelAndDrain()
             await renditions.drain()
         }
@@ -124,17 +108,20 @@ struct BuildSession: Sendable {
         } catch {
             persistError = "\(error)"
         }
-        if ownsClient { try? await client.shutdown() }
-        var report = try result.get()
+        if ownsResources { await resources.shutdown() }
+        var (report, feedSHA256) = try result.get()
         if let persistError { report.warnings.append(persistError) }
-        return report
+        return (report, feedSHA256)
     }
 
-    private func runStages() async throws(BuildError) -> BuildReport {
+    private func runStages(statisticsBefore: TransferStatistics) async throws(BuildError) -> (BuildReport, String?) {
         var report = BuildReport()
         report.output = layout.outputDirectory.path
 
-        let feed = try await timed(.feed, into: &report) { () throws(BuildError) in try await readFeed() }
+        let (feed, feedSHA256) = try await timed(.feed, into: &report) { () throws(BuildError) in try await readFeed() }
+        // Claim this build's URLs before an older build is let go, so shared loads are joined.
+        await loader.claim(Set(feed.photos.compactMap { CanonicalURL($0.source) }))
+        await supersede?()
         report.counts.photos = feed.photos.count
         report.counts.skipped = feed.skipped.count
         for issue in feed.skipped {
@@ -156,16 +143,17 @@ struct BuildSession: Sendable {
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed
         let transfers = http.statistics
-        report.counts.requests = transfers.requests
-        report.counts.bytesTransferred = transfers.bodyBytes
-        report.warnings += transfers.warnings
+        report.counts.requests = transfers.requests - statisticsBefore.requests
+        report.counts.bytesTransferred = transfers.bodyBytes - statisticsBefore.bodyBytes
+        report.warnings += transfers.warnings.dropFirst(statisticsBefore.warnings.count)
         report.failures.sort { ($0.index, $0.stage) < ($1.index, $1.stage) }
-        return report
+        return (report, feedSHA256)
     }
 
     // MARK: Stages
 
-    private func readFeed() async throws(BuildError) -> FeedDocument {
+    /// The feed, and the hash of its bytes (nil for a folder).
+    private func readFeed() async throws(BuildError) -> (FeedDocument, String?) {
         let reader = FeedReader(
             configuration: FeedReader.Configuration(
                 format: config.feed.format,
@@ -176,16 +164,18 @@ struct BuildSession: Sendable {
         do {
             switch layout.feed {
             case .folder(let folder):
-                return try reader.document(fromFolder: folder)
+                return (try reader.document(fromFolder: folder), nil)
             case .file(let file):
                 guard let data = FileManager.default.contents(atPath: file.path) else {
                     throw BuildError.failed("\(file.path): cannot read the feed")
                 }
-                return try reader.document(from: data, location: file, name: relativeName(of: file))
+                return (
+                    try reader.document(from: data, location: file, name: relativeName(of: file)), sha256Hex(of: data)
+                )
             case .remote(let url):
                 guard let source = CanonicalURL(url) else { throw BuildError.failed("\(url): not a usable feed URL") }
-                let (data, _) = try await http.document(for: source)
-                return try reader.document(from: data, location: url, name: url.absoluteString)
+                let (data, original) = try await http.document(for: source)
+                return (try reader.document(from: data, location: url, name: url.absoluteString), original.sha256)
             }
         } catch let error as BuildError {
             throw error

@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import Foundation
+import GalleryCore
+import Imaging
+import Loading
+import Synchronization
+
+/// What consecutive builds share when they run in one process (`gallerygen serve`): one HTTP
+/// client, the disk cache and its lock, the loaders (so that a build superseding another joins the
+/// loads it still needs) and the libvips pool. A lone build makes its own and closes it.
+public final class BuildResources: Sendable {
+    let client: HTTPClient
+    let imagingPool: ImagingPool
+    private let ownsClient: Bool
+    private let current = Mutex<Environment?>(nil)
+
+    /// The loaders for one cache folder and one set of loading options.
+    struct Environment: Sendable {
+        struct Key: Equatable {
+            var cacheDirectory: URL
+            var concurrency: Int
+            var perHost: Int
+            var maxImageBytes: Int64
+            var refresh: Bool
+            var offline: Bool
+        }
+
+        var key: Key
+        var cache: DiskCache
+        var http: HTTPLoader
+        var loader: ImageLoader
+    }
+
+    /// - Parameter client: a client to use (its owner shuts it down); by default one of its own.
+    public init(client: HTTPClient? = nil) {
+        self.ownsClient = client == nil
+        self.client =
+            client
+            ?? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration())
+        self.imagingPool = ImagingPool(width: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// One client for all builds: redirects are followed by the loader (to record them and catch
+    /// loops); the per-host limit is the loader's, so the pool may open as many as it asks.
+    static func clientConfiguration() -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(30))
+        )
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
+        return configuration
+    }
+
+    /// The loaders for `key`, reused while the key stays the same.
+    func environment(for key: Environment.Key) throws(BuildError) -> Environment {
+        if let environment = current.withLock({ $0 }), environment.key == key { return environment }
+        current.withLock { $0?.cache.close() }
+        let cache: DiskCache
+        do {
+            cache = try DiskCache(directory: key.cacheDirectory)
+        } catch {
+            throw .failed("\(error)")
+        }
+        let http = HTTPLoader(
+            configuration: HTTPLoader.Configuration(
+                concurrency: key.concurrency,
+                perHost: key.perHost,
+                maxImageBytes: key.maxImageBytes,
+                refresh: key.refresh,
+                offline: key.offline
+            ),
+            client: client,
+            cache: cache
+        )
+        let loader = ImageLoader(
+            configuration: ImageLoader.Configuration(maxImageBytes: key.maxImageBytes), remote: http)
+        let environment = Environment(key: key, cache: cache, http: http, loader: loader)
+        current.withLock { $0 = environment }
+        return environment
+    }
+
+    /// Closes the cache and, if it is this object's own, the HTTP client.
+    public func shutdown() async {
+        let environment = current.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        if let environment {
+            await environment.loader.cancelAndDrain()
+            try? environment.cache.persist()
+            environment.cache.close()
+        }
+        if ownsClient { try? await client.shutdown() }
+    }
+}
