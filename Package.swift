@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "GalleryCore"),
@@ -53,9 +55,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "Preview",
+            dependencies: [
+                "GalleryCore", "GalleryBuild",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "gallerygen",
-            dependencies: ["GalleryBuild", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "GalleryBuild", "Preview", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .target(
             name: "TestSupport",
@@ -82,5 +94,13 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "GalleryCore", "TestSupport"]),
         .testTarget(name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["GalleryCore", "TestSupport"]),
+        .testTarget(
+            name: "PreviewTests",
+            dependencies: [
+                "Preview", "GalleryBuild", "GalleryCore", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
     ]
 )

@@ -1,0 +1,117 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// Answers the preview's requests: the live-reload event stream, and the output folder's files
+/// (HTML with the reload script added on the way out).
+struct PreviewResponder: Sendable {
+    let files: StaticFiles
+    let liveReload: LiveReload
+    /// Called for each request with its method, path and status (the `--verbose` log).
+    let log: (@Sendable (String) -> Void)?
+
+    func respond(to request: Request) async -> Response {
+        let path = request.uri.path
+        let response: Response
+        switch (request.method, path) {
+        case (.get, LiveReload.eventsPath):
+            response = events()
+        case (.get, _), (.head, _):
+            response = file(path: path, request: request)
+        default:
+            var headers = HTTPFields()
+            headers[.allow] = "GET, HEAD"
+            response = Response(status: .methodNotAllowed, headers: headers)
+        }
+        log?("\(request.method) \(path) \(response.status.code)")
+        return response
+    }
+
+    private func events() -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        let stream = liveReload.subscribe()
+        let liveReload = liveReload
+        return Response(
+            status: .ok,
+            headers: headers,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                // The server waits for its responses before it stops: end the stream when the
+                // shutdown begins, or Ctrl-C would wait for the browser tab to close.
+                try await withGracefulShutdownHandler {
+                    for await event in stream {
+                        try await writer.write(ByteBuffer(string: event.text))
+                    }
+                } onGracefulShutdown: {
+                    liveReload.finish()
+                }
+                try await writer.finish(nil)
+            }
+        )
+    }
+
+    private func file(path: String, request: Request) -> Response {
+        guard let file = files.file(forPath: path) else { return notFound(path: path, request: request) }
+        var headers = HTTPFields()
+        headers[.contentType] = file.contentType
+        headers[.cacheControl] = file.cacheControl
+        headers[.lastModified] = Self.httpDate(file.modified)
+        // HTML changes on its way out (the reload script), so its validator says so.
+        headers[.eTag] = file.isHTML ? "W/\(file.etag)" : file.etag
+        if Self.isNotModified(request: request, etag: headers[.eTag] ?? "", modified: file.modified) {
+            return Response(status: .notModified, headers: headers)
+        }
+        guard let data = FileManager.default.contents(atPath: file.url.path) else {
+            return notFound(path: path, request: request)
+        }
+        var bytes = [UInt8](data)
+        if file.isHTML { bytes = Array(liveReload.inject(into: String(decoding: bytes, as: UTF8.self)).utf8) }
+        headers[.contentLength] = String(bytes.count)
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private func notFound(path: String, request: Request) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        let escaped = path.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        let page = liveReload.inject(
+            into: """
+                <!doctype html>
+                <html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>
+                <body><h1>Not found</h1><p>Nothing at <code>\(escaped)</code> in the built site.
+                <a href="/">Back to the gallery</a>.</p></body></html>
+                """
+        )
+        headers[.contentLength] = String(page.utf8.count)
+        if request.method == .head { return Response(status: .notFound, headers: headers) }
+        return Response(status: .notFound, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    static func isNotModified(request: Request, etag: String, modified: Date) -> Bool {
+        if let match = request.headers[.ifNoneMatch] {
+            return match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }
+        }
+        if let since = request.headers[.ifModifiedSince], let date = parseHTTPDate(since) {
+            return Int(modified.timeIntervalSince1970) <= Int(date.timeIntervalSince1970)
+        }
+        return false
+    }
+
+    private static func formatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }
+
+    static func httpDate(_ date: Date) -> String { formatter().string(from: date) }
+    static func parseHTTPDate(_ text: String) -> Date? { formatter().date(from: text) }
+}

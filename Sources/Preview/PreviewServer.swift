@@ -1,0 +1,163 @@
+import Foundation
+import GalleryBuild
+import GalleryCore
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// `gallerygen serve`: builds the site, serves its output folder on 127.0.0.1, rebuilds when an
+/// input changes (a change during a build supersedes it) and reloads the open pages.
+///
+/// The HTTP server, the file watcher, the feed poller and the reload broadcaster run as services
+/// of one group, so SIGINT or SIGTERM stops them all: the build under way is cancelled (nothing is
+/// written half-way) and the process ends cleanly.
+public struct PreviewServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks a free port.
+        public var port: Int
+        /// Re-fetch a remote feed this often and rebuild when it changed.
+        public var pollInterval: Duration?
+        /// Log every request.
+        public var verbose: Bool
+
+        public init(host: String = "127.0.0.1", port: Int = 8000, pollInterval: Duration? = nil, verbose: Bool = false)
+        {
+            self.host = host
+            self.port = port
+            self.pollInterval = pollInterval
+            self.verbose = verbose
+        }
+    }
+
+    public let siteDirectory: URL
+    public let options: BuildOptions
+    public let configuration: Configuration
+    private let log: @Sendable (String) -> Void
+
+    public init(
+        siteDirectory: URL,
+        options: BuildOptions = BuildOptions(),
+        configuration: Configuration = Configuration(),
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.siteDirectory = siteDirectory.standardizedFileURL
+        self.options = options
+        self.configuration = configuration
+        self.log = log
+    }
+
+    /// Builds, then serves until SIGINT/SIGTERM (or until the task is cancelled). `onReady` gets
+    /// the address once the server listens.
+    public func run(onReady: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
+        let resources = BuildResources()
+        let liveReload = LiveReload()
+        let loop = BuildLoop(
+            siteDirectory: siteDirectory, options: options, resources: resources, liveReload: liveReload, log: log)
+        let initial = await loop.rebuild(reason: "start")
+        let outputDirectory = Self.outputDirectory(of: initial, siteDirectory: siteDirectory, options: options)
+        let watcher = SiteWatcher(paths: watchedPaths(excluding: outputDirectory))
+        let responder = PreviewResponder(
+            files: StaticFiles(root: outputDirectory),
+            liveReload: liveReload,
+            log: configuration.verbose ? log : nil
+        )
+        var logger = Logger(label: "gallerygen.serve")
+        logger.logLevel = .warning
+        var services: [any Service] = [
+            ClosureService(run: { [watcher] in
+                await watcher.run { await loop.start(reason: "change") }
+            })
+        ]
+        if let interval = configuration.pollInterval {
+            services.append(ClosureService(run: { await FeedPoller(loop: loop, interval: interval).run() }))
+        }
+        // Last in the group, so first to hear of a shutdown: ends the event streams (which would
+        // otherwise keep the server waiting) and the build under way.
+        services.append(
+            ClosureService(onShutdown: {
+                liveReload.finish()
+                await loop.stop()
+            })
+        )
+        let app = Application(
+            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in
+                await responder.respond(to: request)
+            },
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            services: services,
+            onServerRunning: { [configuration] channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+                onReady(URL(string: "http://\(host):\(port)/")!)
+            },
+            logger: logger
+        )
+        do {
+            try await app.runService()
+        } catch {
+            await loop.stop()
+            await resources.shutdown()
+            throw error
+        }
+        await loop.stop()
+        await resources.shutdown()
+    }
+
+    /// The output folder: from the first build, or from the config, or `public` when even the
+    /// config is broken (the server then shows the error until it is fixed).
+    static func outputDirectory(of outcome: BuildLoop.BuildOutcome, siteDirectory: URL, options: BuildOptions) -> URL {
+        if case .built(let result) = outcome { return result.layout.outputDirectory }
+        if let config = try? ConfigLoader().config(inSite: siteDirectory),
+            let layout = try? SiteLayout(config: config, siteDirectory: siteDirectory, outputOverride: options.output)
+        {
+            return layout.outputDirectory
+        }
+        return siteDirectory.appendingPathComponent(options.output ?? "public")
+    }
+
+    /// The site folder's inputs: everything in it except the output, the cache and hidden files.
+    /// (A site's theme may live outside it; its `templates` folder is added then.)
+    private func watchedPaths(excluding output: URL) -> [URL] {
+        let config = try? ConfigLoader().config(inSite: siteDirectory)
+        let cache = config.map { siteDirectory.appendingPathComponent($0.cache).standardizedFileURL.path }
+        let excluded = Set([output.standardizedFileURL.path, cache].compactMap { $0 })
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: siteDirectory.path)) ?? []
+        var paths = names.filter { !$0.hasPrefix(".") }.map {
+            siteDirectory.appendingPathComponent($0).standardizedFileURL
+        }
+        .filter { !excluded.contains($0.path) }
+        if let templates = config?.templates {
+            let theme =
+                templates.hasPrefix("/")
+                ? URL(fileURLWithPath: templates) : siteDirectory.appendingPathComponent(templates)
+            if !theme.standardizedFileURL.path.hasPrefix(siteDirectory.path + "/") { paths.append(theme) }
+        }
+        return paths.sorted { $0.path < $1.path }
+    }
+}
+
+/// A service made of a closure: runs `body` until the group shuts down; `onShutdown` runs when
+/// the shutdown begins.
+struct ClosureService: Service {
+    var body: @Sendable () async -> Void = {}
+    var onShutdown: (@Sendable () async -> Void)?
+
+    init(run body: @escaping @Sendable () async -> Void) {
+        self.body = body
+    }
+
+    init(onShutdown: @escaping @Sendable () async -> Void) {
+        self.onShutdown = onShutdown
+    }
+
+    func run() async throws {
+        if let onShutdown {
+            try? await gracefulShutdown()
+            await onShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown { await body() }
+    }
+}
