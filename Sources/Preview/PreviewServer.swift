@@ -90,7 +90,7 @@ public struct PreviewServer: Sendable {
             onServerRunning: { [configuration] channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-                onReady(URL(string: "http://\(host):\(port)/")!)
+                if let url = URL(string: "http://\(host):\(port)/") { onReady(url) }
             },
             logger: logger
         )

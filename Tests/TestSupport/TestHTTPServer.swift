@@ -50,6 +50,8 @@ public final class TestHTTPServer: Sendable {
 
     private struct State {
         var requests: [Request] = []
+        /// Paths whose answer could not be sent: the client had gone (an aborted transfer).
+        var aborted: [String] = []
         var inFlight = 0
         var maxInFlight = 0
         var handler: Handler
@@ -92,6 +94,11 @@ public final class TestHTTPServer: Sendable {
     }
 
     public var requests: [Request] { state.withLock { $0.requests } }
+    public var abortedPaths: [String] { state.withLock { $0.aborted } }
+
+    fileprivate func recordAborted(_ path: String) {
+        state.withLock { $0.aborted.append(path) }
+    }
     public var maxConcurrent: Int { state.withLock { $0.maxInFlight } }
 
     public func count(_ path: String) -> Int {
@@ -101,6 +108,7 @@ public final class TestHTTPServer: Sendable {
     public func resetCounts() {
         state.withLock {
             $0.requests = []
+            $0.aborted = []
             $0.maxInFlight = 0
         }
     }
@@ -160,19 +168,27 @@ private final class ConnectionHandler: ChannelInboundHandler {
                 let nanoseconds =
                     delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
                 loop.scheduleTask(in: .nanoseconds(nanoseconds)) {
-                    self.respond(response, context: context, keepAlive: head.isKeepAlive, server: server)
+                    self.respond(
+                        response, context: context, keepAlive: head.isKeepAlive, server: server, path: request.path)
                 }
             } else {
-                respond(response, context: context, keepAlive: head.isKeepAlive, server: server)
+                respond(response, context: context, keepAlive: head.isKeepAlive, server: server, path: request.path)
             }
         }
     }
 
     private func respond(
-        _ response: TestHTTPServer.Response, context: ChannelHandlerContext, keepAlive: Bool, server: TestHTTPServer
+        _ response: TestHTTPServer.Response,
+        context: ChannelHandlerContext,
+        keepAlive: Bool,
+        server: TestHTTPServer,
+        path: String
     ) {
         defer { server.end() }
-        guard context.channel.isActive else { return }
+        guard context.channel.isActive else {
+            server.recordAborted(path)
+            return
+        }
         var headers = HTTPHeaders(response.headers)
         if !headers.contains(name: "Content-Length") {
             headers.add(name: "Content-Length", value: "\(response.body.count)")

@@ -204,5 +204,10 @@ public struct TestImage: Sendable {
 
 public struct TestImageError: Error, CustomStringConvertible {
     public var message: String
+
+    public init(message: String) {
+        self.message = message
+    }
+
     public var description: String { message }
 }
