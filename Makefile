@@ -8,10 +8,13 @@ APT_PACKAGES := pkg-config libvips-dev libvips-tools libcmark-gfm-dev libcmark-g
 # The benchmark's photo host, downloader and timer.
 BENCH_PACKAGES := nginx-light curl time
 BENCH_COUNT ?= 200
+# The browser test: Debian's Chromium and its driver, Selenium from PyPI in a venv under .build.
+BROWSER_PACKAGES := chromium chromium-driver python3-venv
+BROWSER_VENV := .build/browser-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG := .build/debug/gallerygen
 
-.PHONY: all deps bench-deps build release demo test lint format bench clean
+.PHONY: all deps bench-deps browser-deps build release demo test browser-test lint format bench clean
 
 all: build
 
@@ -46,6 +49,15 @@ demo: build
 ## test: the whole test suite.
 test: deps
 	$(SWIFT) test
+
+## browser-test: gallerygen serve in headless Chromium (lazy loading, layout, live reload).
+browser-deps: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BROWSER_PACKAGES)"
+	@[ -x $(BROWSER_VENV)/bin/python ] || python3 -m venv $(BROWSER_VENV)
+	@$(BROWSER_VENV)/bin/python -c "import selenium" 2>/dev/null || $(BROWSER_VENV)/bin/pip install --quiet selenium
+
+browser-test: browser-deps build
+	$(BROWSER_VENV)/bin/python Tests/Browser/browser_test.py $(BIN_DEBUG)
 
 ## lint: swift format's checks, with the checked-in .swift-format.
 lint:
