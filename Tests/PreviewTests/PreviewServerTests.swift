@@ -15,13 +15,13 @@ final class RunningPreview: Sendable {
 
     var log: [String] { lines.value ?? [] }
 
-    init(site: URL) async throws {
+    init(site: URL, poll: Duration? = nil) async throws {
         let lines = Locked<[String]>([])
         self.lines = lines
         let ready = AsyncStream.makeStream(of: URL.self)
         let server = PreviewServer(
             siteDirectory: site,
-            configuration: PreviewServer.Configuration(port: 0),
+            configuration: PreviewServer.Configuration(port: 0, pollInterval: poll),
             log: { line in lines.set((lines.value ?? []) + [line]) }
         )
         task = Task { try await server.run { ready.continuation.yield($0) } }
@@ -83,6 +83,27 @@ final class RunningPreview: Sendable {
         let html = String(buffer: try await page.body.collect(upTo: 1 << 20))
         #expect(html.contains("Photo 1") && html.contains("unknown key"), "the last good site, with the error")
         await preview.stop()
+    }
+
+    @Test func pollingRebuildsWhenTheRemoteFeedChangesAndOnlyThen() async throws {
+        let upstream = try await Upstream(count: 2)
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Polled\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48]\n", to: "gallery.yml")
+        let preview = try await RunningPreview(site: site.url, poll: .milliseconds(300))
+        try await Task.sleep(for: .seconds(1))
+        #expect(
+            preview.log.filter { $0.hasSuffix("photos") || $0.contains(" photos, ") }.count == 1,
+            "unchanged polls stay quiet")
+        #expect(upstream.server.count("/feed.json") >= 3, "the feed is polled")
+
+        upstream.setCount(3)
+        try await preview.waitForLog { $0.hasPrefix("3 photos") }
+        #expect(
+            upstream.photoRequests.filter { !$0.isConditional }.map(\.path).sorted() == [
+                "/photos/1.jpg", "/photos/2.jpg", "/photos/3.jpg",
+            ])
+        await preview.stop()
+        try await upstream.server.shutdown()
     }
 
     @Test func aNewFeedSupersedesTheBuildUnderWay() async throws {
