@@ -81,13 +81,16 @@ ref_wall=$(echo "${results[0]}" | cut -d' ' -f2)
 cold_wall=$(echo "${results[1]}" | cut -d' ' -f2)
 echo
 echo "gallerygen benchmark: $count feed entries, $(ls "$corpus/photos" | grep -c 'jpg$') photos of $size, widths 480 960, WebP q80, $jobs cores"
-printf '%-12s %9s %8s %10s %7s %6s %6s %10s\n' scenario wall_s ratio max_rss_MB cpu_% 200s 304s MB_sent
+printf '%-12s %8s %-22s %10s %6s %6s %6s %8s %10s\n' scenario wall_s ratio max_rss_MB cpu_% 200s 304s MB_sent MB_written
 for row in "${results[@]}"; do
   read -r name wall rss user sys ok nm bytes <<<"$row"
-  awk -v n="$name" -v w="$wall" -v r="$rss" -v u="$user" -v s="$sys" -v ok="$ok" -v nm="$nm" -v b="$bytes" -v ref="$ref_wall" -v cold="$cold_wall" 'BEGIN {
+  if [ "$name" = reference ]; then written=$(du -sb "$ref/thumbs" | cut -f1); else
+    written=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["bytes_written"])' "$work/$name.json"); fi
+  awk -v n="$name" -v w="$wall" -v r="$rss" -v u="$user" -v s="$sys" -v ok="$ok" -v nm="$nm" -v b="$bytes" -v ref="$ref_wall" \
+      -v cold="$cold_wall" -v wr="$written" 'BEGIN {
     ratio = (n == "reference") ? "1.00" : sprintf("%.2f", w / ref);
     if (n == "no-change" || n == "one-change") ratio = ratio sprintf(" (%.1f%% of cold)", 100 * w / cold);
-    printf "%-12s %9.2f %8s %10.0f %7.0f %6d %6d %10.1f\n", n, w, ratio, r / 1024, 100 * (u + s) / (w > 0 ? w : 1), ok, nm, b / 1e6 }'
+    printf "%-12s %8.2f %-22s %10.0f %6.0f %6d %6d %8.1f %10.2f\n", n, w, ratio, r / 1024, 100 * (u + s) / (w > 0 ? w : 1), ok, nm, b / 1e6, wr / 1e6 }'
 done
 awk -v a="$gg_bytes" -v b="$ref_bytes" 'BEGIN { printf "thumbnail bytes: gallerygen %.1f MB, vipsthumbnail %.1f MB (%+.1f%%)\n", a / 1e6, b / 1e6, 100 * (a - b) / b }'
 echo "reports: $work/{cold,no-change,one-change}.json"

@@ -37,7 +37,10 @@ public final class BuildResources: Sendable {
         self.client =
             client
             ?? HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.clientConfiguration())
-        self.imagingPool = ImagingPool(width: ProcessInfo.processInfo.activeProcessorCount)
+        // One worker more than cores: while one reads its next original, the cores stay busy
+        // (measured: 0.56 -> 0.50 of the reference's time, CPU 166% -> 182%; a second extra
+        // worker only adds memory). libvips runs one thread per image (threadsPerImage).
+        self.imagingPool = ImagingPool(width: ProcessInfo.processInfo.activeProcessorCount + 1)
     }
 
     /// One client for all builds: redirects are followed by the loader (to record them and catch
@@ -45,9 +48,13 @@ public final class BuildResources: Sendable {
     static func clientConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(30))
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(30))
         )
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
+        // A refused connection fails the request at once; the loader's retry policy decides what
+        // next. (Left on, every queued request would wait out the connect timeout while the pool
+        // retried: minutes for a feed on a host that is down.)
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 

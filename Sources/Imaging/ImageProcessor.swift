@@ -27,7 +27,7 @@ public struct ImageProcessor: Sendable {
             formats: [ImageFormat] = [.webp],
             quality: Int = 80,
             maxPixels: Int = 100_000_000,
-            webpEffort: Int = 4,
+            webpEffort: Int = 2,
             avifEffort: Int = 2,
             threadsPerImage: Int = 1
         ) {

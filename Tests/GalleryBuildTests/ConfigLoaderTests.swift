@@ -21,6 +21,7 @@ import Testing
               widths: [320, 640]
               formats: [webp, jpeg, avif]
               quality: 70
+              effort: 5
             output: dist
             cache: /var/cache/gg
             cache_limit: 2GB
@@ -40,7 +41,8 @@ import Testing
         #expect(config.feed.url == "https://api.example.com/photos")
         #expect(config.feed.format == .jsonplaceholder)
         #expect(config.feed.fields == FieldMapping(items: "data", image: "src", title: "caption"))
-        #expect(config.images == ImageSettings(widths: [320, 640], formats: [.webp, .jpeg, .avif], quality: 70))
+        #expect(
+            config.images == ImageSettings(widths: [320, 640], formats: [.webp, .jpeg, .avif], quality: 70, effort: 5))
         #expect(config.output == "dist" && config.cache == "/var/cache/gg")
         #expect(config.cacheLimit == 2_000_000_000)
         #expect(config.concurrency == 8 && config.perHost == 2)
@@ -53,7 +55,7 @@ import Testing
     @Test func fillsTheDefaults() throws {
         let config = try load("title: T\nfeed: feed.json\n")
         #expect(config.feed.url == "feed.json" && config.feed.format == .auto)
-        #expect(config.images == ImageSettings(widths: [480, 960, 1600], formats: [.webp], quality: 80))
+        #expect(config.images == ImageSettings(widths: [480, 960, 1600], formats: [.webp], quality: 80, effort: 2))
         #expect(config.output == "public" && config.cache == ".gallerygen-cache")
         #expect(config.concurrency == 16 && config.perHost == 6)
         #expect(config.cacheLimit == nil && config.maxFailures == nil && !config.allowRawHTML)

@@ -114,6 +114,22 @@ import Testing
         try await upstream.server.shutdown()
     }
 
+    @Test func aHostThatIsGoneMeansStaleCopiesWithoutAWait() async throws {
+        let upstream = try await Upstream(count: 40)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        try await upstream.server.shutdown()  // nothing listens on the port any more
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.stale == 40 && result.report.counts.failed == 0)
+        #expect(result.report.warnings.allSatisfy { $0.contains("cannot reach") })
+        // One host: its first requests find it gone after their retries, the rest fail at once.
+        #expect(
+            result.report.counts.requests <= 3 * 7,
+            "at most per_host + 1 requests retried: \(result.report.counts.requests)")
+    }
+
     @Test func anEntryGoneFromTheFeedLosesItsFilesAndANewOneIsFetched() async throws {
         let upstream = try await Upstream(count: 4)
         let site = try site(feed: upstream.feedURL)

@@ -10,7 +10,7 @@ struct ConfigReader {
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = ["items", "image", "title", "album", "id", "link"]
-    static let imageKeys = ["widths", "formats", "quality"]
+    static let imageKeys = ["widths", "formats", "quality", "effort"]
 
     let name: String
 
@@ -129,6 +129,9 @@ struct ConfigReader {
         }
         if let qualityNode = keys["quality"] {
             settings.quality = try integer(qualityNode, key: "images.quality", in: 1...100)
+        }
+        if let effortNode = keys["effort"] {
+            settings.effort = try integer(effortNode, key: "images.effort", in: 0...6)
         }
         return settings
     }

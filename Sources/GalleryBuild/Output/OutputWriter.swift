@@ -23,6 +23,7 @@ struct OutputWriter {
 
     struct Result {
         var written = 0
+        var bytesWritten: Int64 = 0
         var removed = 0
     }
 
@@ -43,9 +44,11 @@ struct OutputWriter {
             switch file.content {
             case .bytes(let bytes):
                 guard try writeIfChanged(bytes, to: target) else { continue }
+                result.bytesWritten += Int64(bytes.count)
             case .copy(let source, let size):
                 let existingSize = (try? fileManager.attributesOfItem(atPath: target.path)[.size]) as? NSNumber
                 if existingSize?.int64Value == size { continue }
+                result.bytesWritten += size
                 try fileManager.createDirectory(
                     at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 let temporary = AtomicFile.temporaryURL(for: target)

@@ -60,6 +60,8 @@ struct BuildSession: Sendable {
                     formats: config.images.formats,
                     quality: config.images.quality,
                     maxPixels: config.maxPixels,
+                    webpEffort: config.images.effort,
+                    avifEffort: config.images.effort,
                     threadsPerImage: 1
                 )
             )
@@ -69,7 +71,8 @@ struct BuildSession: Sendable {
                 pool: resources.imagingPool,
                 widths: config.images.widths,
                 formats: config.images.formats,
-                quality: config.images.quality
+                quality: config.images.quality,
+                effort: config.images.effort
             )
         } catch {
             throw .failed("libvips: \(error)")
@@ -142,6 +145,7 @@ struct BuildSession: Sendable {
         }
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed
+        report.counts.bytesWritten = written.bytesWritten
         let transfers = http.statistics
         report.counts.requests = transfers.requests - statisticsBefore.requests
         report.counts.bytesTransferred = transfers.bodyBytes - statisticsBefore.bodyBytes

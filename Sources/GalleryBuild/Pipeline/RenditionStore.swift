@@ -23,7 +23,7 @@ final class RenditionStore: Sendable {
 
     init(
         cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
-        quality: Int
+        quality: Int, effort: Int
     ) {
         self.cache = cache
         self.directory = cache.renditions
@@ -33,6 +33,7 @@ final class RenditionStore: Sendable {
             widths: widths,
             formats: formats,
             quality: quality,
+            effort: effort,
             encoderVersion: processor.libraryVersion
         )
     }

@@ -29,6 +29,8 @@ public struct BuildReport: Sendable, Codable, Equatable {
         public var bytesTransferred: Int64 = 0
         /// Files of the output written or replaced by this build; unchanged ones are left alone.
         public var filesWritten = 0
+        /// Bytes of the files written or replaced.
+        public var bytesWritten: Int64 = 0
         /// Files of an earlier build removed.
         public var filesRemoved = 0
 
@@ -38,6 +40,7 @@ public struct BuildReport: Sendable, Codable, Equatable {
             case bytesTransferred = "bytes_transferred"
             case filesWritten = "files_written"
             case filesRemoved = "files_removed"
+            case bytesWritten = "bytes_written"
         }
     }
 

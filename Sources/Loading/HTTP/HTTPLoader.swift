@@ -54,6 +54,10 @@ public final class HTTPLoader: OriginalLoading {
     let counter = TransferCounter()
     private let global: AsyncSemaphore
     private let hosts = Mutex<[String: AsyncSemaphore]>([:])
+    /// Hosts that could not be reached after every attempt, and when: for a while, requests to
+    /// them fail at once instead of each waiting through its own retries.
+    private let unreachable = Mutex<[String: ContinuousClock.Instant]>([:])
+    static let unreachableFor: Duration = .seconds(30)
 
     /// - Parameters:
     ///   - client: shared by the whole build; its owner shuts it down.
@@ -203,10 +207,21 @@ public final class HTTPLoader: OriginalLoading {
     /// Runs `attempt` until it succeeds, fails for good, or the attempts run out; waits between
     /// attempts without holding a connection slot.
     private func withRetries(url: URL, _ attempt: () async throws -> AttemptOutcome) async throws -> AttemptOutcome {
+        let host = Self.hostKey(url)
+        if let since = unreachable.withLock({ $0[host] }), ContinuousClock.now - since < Self.unreachableFor {
+            throw LoadingError(
+                .network, url: url.absoluteString,
+                "cannot reach \(url.host ?? "the server") (it failed earlier in this build)")
+        }
         var number = 1
         while true {
             do {
-                return try await attempt()
+                let outcome = try await attempt()
+                unreachable.withLock { _ = $0.removeValue(forKey: host) }
+                return outcome
+            } catch let error as LoadingError where error.code == .network && number >= configuration.retry.attempts {
+                unreachable.withLock { $0[host] = ContinuousClock.now }
+                throw error
             } catch let error as LoadingError where error.isRetryable && number < configuration.retry.attempts {
                 guard let delay = configuration.retry.delay(afterAttempt: number, retryAfter: error.retryAfter) else {
                     throw error
@@ -217,8 +232,12 @@ public final class HTTPLoader: OriginalLoading {
         }
     }
 
+    static func hostKey(_ url: URL) -> String {
+        "\(url.scheme ?? "")://\(url.host ?? ""):\(url.port ?? 0)"
+    }
+
     private func hostLimit(for url: URL) -> AsyncSemaphore {
-        let host = "\(url.scheme ?? "")://\(url.host ?? ""):\(url.port ?? 0)"
+        let host = Self.hostKey(url)
         return hosts.withLock { hosts in
             if let semaphore = hosts[host] { return semaphore }
             let semaphore = AsyncSemaphore(permits: max(1, configuration.perHost))
