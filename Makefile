@@ -8,6 +8,8 @@ APT_PACKAGES := pkg-config libvips-dev libvips-tools libcmark-gfm-dev libcmark-g
 # The benchmark's photo host, downloader and timer.
 BENCH_PACKAGES := nginx-light curl time
 BENCH_COUNT ?= 200
+# BENCH_SCENARIO=10k runs the 10,000-entry rebuild scenario (bench/run-10k.sh) instead.
+BENCH_SCENARIO ?= photos
 # The browser test: Debian's Chromium and its driver, Selenium from PyPI in a venv under .build.
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .build/browser-venv
@@ -69,7 +71,7 @@ format:
 ## bench: the reference pipeline and gallerygen's cold, no-change and one-change builds on
 ## BENCH_COUNT real 12-megapixel photos served by nginx (BENCHMARKS.md).
 bench: bench-deps release
-	BENCH_COUNT=$(BENCH_COUNT) bench/run.sh
+	@if [ "$(BENCH_SCENARIO)" = 10k ]; then bench/run-10k.sh; else BENCH_COUNT=$(BENCH_COUNT) bench/run.sh; fi
 
 clean:
 	rm -rf .build bench-work $(SITE)/public $(SITE)/.gallerygen-cache
