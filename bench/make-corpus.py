@@ -2,11 +2,13 @@
 """Make a benchmark corpus of camera-sized real photos and a JSONPlaceholder feed naming them.
 
     make-corpus.py OUT [--count 200] [--size 4000x3000] [--dup-ratio 0.1] [--base-url URL] [--jobs N]
+                       [--distinct N]
 
 Every photo is a crop of one of the nature photographs in Debian's mate-backgrounds package
 (fetched once with `apt-get download` into ~/.cache/gallerygen-bench), scaled to SIZE and tinted
 its own way, so each file has its own bytes. A share of the feed's entries (--dup-ratio) repeat
-an earlier URL, as real feeds do. Needs the `vips` command (libvips-tools). Deterministic; photos
+an earlier URL, as real feeds do. With --distinct N, photos past the Nth are hard links to the
+first N (a large feed of distinct URLs without a large corpus to make). Needs the `vips` command (libvips-tools). Deterministic; photos
 already made are kept.
 """
 import argparse
@@ -70,6 +72,7 @@ def main():
     parser.add_argument("--dup-ratio", type=float, default=0.1)
     parser.add_argument("--base-url", default="http://127.0.0.1:8089")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--distinct", type=int, default=0)
     options = parser.parse_args()
     width, height = (int(v) for v in options.size.lower().split("x"))
     sources = source_photos()
@@ -81,9 +84,10 @@ def main():
     os.makedirs(bases, exist_ok=True)
     variants_per_source = 8
     base_jobs, photo_jobs = {}, []
+    distinct = options.distinct if options.distinct > 0 else options.count
     for index in range(1, options.count + 1):
         out = os.path.join(photos, f"{index:05d}.jpg")
-        if os.path.exists(out):
+        if os.path.exists(out) or index > distinct:
             continue
         source = (index - 1) % len(sources)
         variant = ((index - 1) // len(sources)) % variants_per_source
@@ -96,6 +100,10 @@ def main():
         for done, _ in enumerate(pool.map(make_photo, photo_jobs), 1):
             if done % 100 == 0:
                 print(f"make-corpus: {done}/{len(photo_jobs)} photos", file=sys.stderr)
+    for index in range(distinct + 1, options.count + 1):
+        out = os.path.join(photos, f"{index:05d}.jpg")
+        if not os.path.exists(out):
+            os.link(os.path.join(photos, f"{(index - 1) % distinct + 1:05d}.jpg"), out)
     rng = random.Random(options.count)
     base_url = options.base_url.rstrip("/")
     feed = []

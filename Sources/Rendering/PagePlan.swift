@@ -17,9 +17,15 @@ struct PagePlan {
         var siblings: [String]
     }
 
+    /// Up to this many albums are listed in every page's header; more get an albums page of
+    /// their own (a header of hundreds of links helps nobody, and costs a render per page).
+    static let inlineAlbumLimit = 12
+    static let albumsPagePath = "albums.html"
+
     let gallery: Gallery
     let albums: [Album]
     let pages: [Page]
+    var hasAlbumsPage: Bool { albums.count > Self.inlineAlbumLimit }
 
     init(gallery: Gallery, pageSize: Int) {
         self.gallery = gallery
@@ -84,6 +90,22 @@ struct PagePlan {
         return slug.isEmpty ? "album" : slug
     }
 
+    /// The albums page: every album with its first photo as a cover.
+    func albumsPageContext() -> [String: Any] {
+        [
+            "site": ["title": gallery.title],
+            "title": "Albums · \(gallery.title)",
+            "albumCount": albums.count,
+            "albums": albums.enumerated().map { offset, album in
+                var cover = album.items.first.map { PhotoViewModel.context(for: $0, eager: offset < 4) } ?? [:]
+                cover["albumTitle"] = album.title
+                cover["albumHref"] = "album-\(album.slug).html"
+                cover["photoCount"] = album.items.count
+                return cover
+            },
+        ]
+    }
+
     func context(for page: Page, eagerCount: Int) -> [String: Any] {
         let photos = page.items.enumerated().map { offset, item in
             PhotoViewModel.context(for: item, eager: offset < eagerCount)
@@ -118,6 +140,10 @@ struct PagePlan {
             ] as [String: Any],
         ]
         // The intro opens the gallery's first page only.
+        if hasAlbumsPage {
+            context["hasAlbums"] = false
+            context["albumsPage"] = ["href": Self.albumsPagePath, "count": albums.count] as [String: Any]
+        }
         if page.album == nil, page.number == 1, !gallery.introHTML.isEmpty { context["intro"] = gallery.introHTML }
         if let album = page.album { context["albumTitle"] = album.title }
         if let base = gallery.baseURL, !base.isEmpty {

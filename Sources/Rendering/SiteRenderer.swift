@@ -5,7 +5,8 @@ import Mustache
 /// The Rendering stage: a ``Gallery`` in, the site's pages and theme assets out.
 ///
 /// Pages hold `pageSize` photos each (`index.html`, `page-2.html`, ...); a feed with albums also
-/// gets album pages (`album-<name>.html`, `album-<name>-2.html`). All links are relative, so the
+/// gets album pages (`album-<name>.html`, `album-<name>-2.html`), listed in every page's header,
+/// or on an `albums.html` page when there are more than a dozen. All links are relative, so the
 /// site works from any folder. Feed text is escaped by the templates; the first row of each page
 /// loads eagerly with high priority, the rest lazily.
 public struct SiteRenderer: Sendable {
@@ -77,6 +78,14 @@ public struct SiteRenderer: Sendable {
                 throw RenderingError("\(theme.path): the theme has no page template")
             }
             files.append(RenderedFile(path: page.path, contents: Array(html.utf8)))
+        }
+        if plan.hasAlbumsPage {
+            guard let html = library.render(plan.albumsPageContext(), withTemplate: "albums") else {
+                throw RenderingError(
+                    "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
+                )
+            }
+            files.append(RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8)))
         }
         files += try assets()
         return files

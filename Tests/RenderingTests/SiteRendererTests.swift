@@ -135,6 +135,20 @@ import Testing
         #expect(try page(files, "index.html").contains("<p>i</p>"))
     }
 
+    @Test func manyAlbumsGetAnAlbumsPageInsteadOfAHeaderOfLinks() async throws {
+        let items = (0..<26).map { Self.item($0, title: "P\($0)", album: "Album \($0 / 2)") }
+        let files = try await renderer().render(Gallery(title: "G", introHTML: "", baseURL: nil, items: items))
+        #expect(files.contains { $0.path == "albums.html" })
+        #expect(files.filter { $0.path.hasPrefix("album-") }.count == 13)
+        let index = try page(files, "index.html")
+        #expect(index.contains(#"<a href="albums.html">Albums</a> <span class="count">13</span>"#))
+        #expect(!index.contains("album-album-0.html"), "no header link per album")
+        let albums = try page(files, "albums.html")
+        #expect(albums.components(separatedBy: "class=\"photo\"").count - 1 == 13)
+        #expect(albums.contains(#"<a href="album-album-12.html">Album 12</a>"#))
+        try HTMLBalance.check(albums)
+    }
+
     @Test func aMissingThemeSaysWhere() async {
         let folder = URL(fileURLWithPath: "/nonexistent-theme")
         await #expect(throws: RenderingError.self) {
@@ -146,5 +160,25 @@ import Testing
         #expect(PagePlan.slugify("Quiet Places!") == "quiet-places")
         #expect(PagePlan.slugify("日本") == "album")
         #expect(PagePlan.slugify("1") == "1")
+    }
+}
+
+/// Every non-void element closed in order.
+enum HTMLBalance {
+    static func check(_ html: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let regex = try NSRegularExpression(pattern: "<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>")
+        var stack: [String] = []
+        for match in regex.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
+            guard let closing = Range(match.range(at: 1), in: html), let name = Range(match.range(at: 2), in: html)
+            else { continue }
+            let element = html[name].lowercased()
+            if ["meta", "link", "img", "source", "br"].contains(element) { continue }
+            if html[closing].isEmpty {
+                stack.append(element)
+            } else {
+                #expect(stack.popLast() == element, sourceLocation: sourceLocation)
+            }
+        }
+        #expect(stack.isEmpty, sourceLocation: sourceLocation)
     }
 }

@@ -1,6 +1,12 @@
 import Foundation
 import GalleryCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A file the build puts in the output folder.
 struct OutputFile: Sendable {
     enum Content: Sendable {
