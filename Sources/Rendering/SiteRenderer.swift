@@ -72,8 +72,22 @@ public struct SiteRenderer: Sendable {
     public func render(_ gallery: Gallery) throws(RenderingError) -> [RenderedFile] {
         let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
         var files: [RenderedFile] = []
+        // A photo's tile is the same on every page that shows it (the index and its album):
+        // render it once per loading mode and reuse it.
+        var tiles: [TileKey: String] = [:]
         for page in plan.pages {
-            let context = plan.context(for: page, eagerCount: configuration.eagerCount)
+            var context = plan.context(for: page, eagerCount: configuration.eagerCount)
+            if var photos = context["photos"] as? [[String: Any]] {
+                for (offset, item) in page.items.enumerated() {
+                    let key = TileKey(index: item.photo.index, eager: offset < configuration.eagerCount)
+                    if tiles[key] == nil {
+                        let tile = library.render(photos[offset], withTemplate: "photo") ?? ""
+                        tiles[key] = tile.hasSuffix("\n") ? String(tile.dropLast()) : tile
+                    }
+                    photos[offset]["html"] = tiles[key]
+                }
+                context["photos"] = photos
+            }
             guard let html = library.render(context, withTemplate: "page") else {
                 throw RenderingError("\(theme.path): the theme has no page template")
             }
@@ -89,6 +103,11 @@ public struct SiteRenderer: Sendable {
         }
         files += try assets()
         return files
+    }
+
+    private struct TileKey: Hashable {
+        var index: Int
+        var eager: Bool
     }
 
     /// The theme's `assets/` folder, copied as it is.

@@ -60,11 +60,16 @@ import Testing
         let site = try site(feed: upstream.feedURL)
         _ = try await build(site)
         upstream.server.resetCounts()
+        let index = site.folder.file(".gallerygen-cache/v1/index.json").path
+        let indexModified = try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date
+        try await Task.sleep(for: .milliseconds(20))
 
         let result = try await build(site)
 
         #expect(upstream.server.requests.isEmpty)
         #expect(result.report.counts.fresh == 3 && result.report.counts.requests == 0)
+        let after = try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date
+        #expect(after == indexModified, "nothing changed: the cache index is not rewritten")
         try await upstream.server.shutdown()
     }
 

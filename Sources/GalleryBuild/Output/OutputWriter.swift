@@ -73,7 +73,12 @@ struct OutputWriter {
             let target = directory.appendingPathComponent(stale)
             if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
         }
-        try writeIfChanged([UInt8](try manifest.encoded()), to: directory.appendingPathComponent(Manifest.fileName))
+        // The manifest, last. When it equals the previous one, the file already says it.
+        if manifest != previous
+            || !fileManager.fileExists(atPath: directory.appendingPathComponent(Manifest.fileName).path)
+        {
+            try writeIfChanged([UInt8](try manifest.encoded()), to: directory.appendingPathComponent(Manifest.fileName))
+        }
         return result
     }
 

@@ -25,6 +25,8 @@ public final class DiskCache: Sendable {
         var usedBlobs: Set<String> = []
         /// Rendition sets the current build uses: never evicted.
         var usedRenditionSets: Set<String> = []
+        /// The records as the index file holds them.
+        var persisted: [String: CacheRecord] = [:]
     }
 
     struct IndexFile: Codable {
@@ -49,7 +51,8 @@ public final class DiskCache: Sendable {
         }
         lock = try CacheLock(file: root.appendingPathComponent("lock"))
         Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
-        state = Mutex(State(records: Self.loadRecords(from: indexFile, blobs: blobs)))
+        let records = Self.loadRecords(from: indexFile, blobs: blobs)
+        state = Mutex(State(records: records, persisted: records))
     }
 
     /// Releases the lock, so that another process (or a new DiskCache) can open the cache.
@@ -74,9 +77,15 @@ public final class DiskCache: Sendable {
 
     public var recordCount: Int { state.withLock { $0.records.count } }
 
-    /// Writes the index: the records sorted by URL, atomically.
+    /// Writes the index: the records sorted by URL, atomically; nothing when it has not changed
+    /// since it was read or last written.
     public func persist() throws {
-        let records = state.withLock { $0.records.values.sorted { $0.url < $1.url } }
+        let records: [CacheRecord]? = state.withLock { state in
+            guard state.records != state.persisted else { return nil }
+            state.persisted = state.records
+            return state.records.values.sorted { $0.url < $1.url }
+        }
+        guard let records else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
@@ -134,10 +143,14 @@ public final class DiskCache: Sendable {
     }
 
     /// Marks a blob as used by this build: it will not be evicted, and it counts as recently used.
+    /// The last-use time moves in steps of an hour (plenty for least-recently-used eviction), so
+    /// that an unchanged cache needs no new index.
     func markUsed(_ record: CacheRecord, at now: Date) {
         state.withLock { state in
             state.usedBlobs.insert(record.sha256)
-            state.records[record.url]?.lastUsed = now.timeIntervalSince1970
+            if let lastUsed = state.records[record.url]?.lastUsed, now.timeIntervalSince1970 - lastUsed >= 3600 {
+                state.records[record.url]?.lastUsed = now.timeIntervalSince1970
+            }
         }
     }
 
