@@ -120,31 +120,3 @@ import Testing
         #expect(try CommandRun.gallerygen(["cache", "prune", site.url.path, "--to", "lots"]).status == 2)
     }
 }
-
-/// Checks that every non-void element is closed in order: a cheap stand-in for an HTML parser.
-enum HTMLCheck {
-    static let voidElements: Set<String> = ["meta", "link", "img", "source", "br", "hr", "input"]
-
-    static func assertWellFormed(_ html: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-        #expect(html.hasPrefix("<!doctype html>"), sourceLocation: sourceLocation)
-        let regex = try NSRegularExpression(pattern: "<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>")
-        var stack: [String] = []
-        let range = NSRange(html.startIndex..., in: html)
-        for match in regex.matches(in: html, range: range) {
-            guard let closingRange = Range(match.range(at: 1), in: html),
-                let nameRange = Range(match.range(at: 2), in: html)
-            else { continue }
-            let name = html[nameRange].lowercased()
-            if voidElements.contains(name) { continue }
-            if html[closingRange].isEmpty {
-                stack.append(name)
-            } else {
-                #expect(
-                    stack.last == name, "</\(name)> closes <\(stack.last ?? "nothing")>", sourceLocation: sourceLocation
-                )
-                stack.removeLast()
-            }
-        }
-        #expect(stack.isEmpty, "unclosed: \(stack)", sourceLocation: sourceLocation)
-    }
-}

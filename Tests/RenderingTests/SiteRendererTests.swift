@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import TestSupport
 import Testing
 
 @testable import Rendering
@@ -146,7 +147,7 @@ import Testing
         let albums = try page(files, "albums.html")
         #expect(albums.components(separatedBy: "class=\"photo\"").count - 1 == 13)
         #expect(albums.contains(#"<a href="album-album-12.html">Album 12</a>"#))
-        try HTMLBalance.check(albums)
+        try HTMLCheck.assertWellFormed(albums)
     }
 
     @Test func aMissingThemeSaysWhere() async {
@@ -160,25 +161,5 @@ import Testing
         #expect(PagePlan.slugify("Quiet Places!") == "quiet-places")
         #expect(PagePlan.slugify("日本") == "album")
         #expect(PagePlan.slugify("1") == "1")
-    }
-}
-
-/// Every non-void element closed in order.
-enum HTMLBalance {
-    static func check(_ html: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-        let regex = try NSRegularExpression(pattern: "<(/?)([a-zA-Z][a-zA-Z0-9]*)[^>]*>")
-        var stack: [String] = []
-        for match in regex.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
-            guard let closing = Range(match.range(at: 1), in: html), let name = Range(match.range(at: 2), in: html)
-            else { continue }
-            let element = html[name].lowercased()
-            if ["meta", "link", "img", "source", "br"].contains(element) { continue }
-            if html[closing].isEmpty {
-                stack.append(element)
-            } else {
-                #expect(stack.popLast() == element, sourceLocation: sourceLocation)
-            }
-        }
-        #expect(stack.isEmpty, sourceLocation: sourceLocation)
     }
 }
