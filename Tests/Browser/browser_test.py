@@ -126,13 +126,30 @@ def main():
             # Record layout shifts from the very start of the page's life.
             driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
                 window.__shifts = [];
-                new PerformanceObserver(list => { for (const entry of list.getEntries())
-                    if (!entry.hadRecentInput) window.__shifts.push(entry.value); })
+                window.__shiftSources = [];
+                new PerformanceObserver(list => { for (const entry of list.getEntries()) {
+                    if (entry.hadRecentInput) continue;
+                    window.__shifts.push(entry.value);
+                    for (const source of entry.sources || []) {
+                      const node = source.node;
+                      const name = node ? (node.nodeName + (node.className ? "." + node.className : "")
+                        + (node.textContent ? " '" + node.textContent.trim().slice(0, 30) + "'" : "")) : "?";
+                      const inGallery = !!(node && node.closest && node.closest(".gallery"));
+                      window.__shiftSources.push({inGallery: inGallery, text: name + " "
+                        + JSON.stringify(source.previousRect) + " -> " + JSON.stringify(source.currentRect)
+                        + " at " + Math.round(entry.startTime) + "ms"});
+                    }
+                  } })
                   .observe({type: "layout-shift", buffered: true});
                 window.__boxes = null;
+                window.__documentBoxes = () => Array.from(document.querySelectorAll(".gallery img")).map(img => {
+                  const r = img.getBoundingClientRect();
+                  return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height];
+                });
                 document.addEventListener("DOMContentLoaded", () => {
                   window.__boxes = Array.from(document.querySelectorAll(".gallery img"))
                     .map(img => [img.complete, img.getBoundingClientRect().height]);
+                  window.__initialBoxes = window.__documentBoxes();
                 });"""})
             driver.get(server.url)
             wait_until(lambda: driver.execute_script("return document.readyState") == "complete")
@@ -170,8 +187,19 @@ def main():
             requested = set(server.image_requests())
             check("scrolling to the end loads every image", loaded and set(order) <= requested,
                   f"{len(requested & set(order))} of {COUNT} requested")
+            initial = driver.execute_script("return window.__initialBoxes") or []
+            final = driver.execute_script("return window.__documentBoxes()")
+            moved = [i for i, (a, b) in enumerate(zip(initial, final)) if any(abs(x - y) > 0.5 for x, y in zip(a, b))]
+            check("every image keeps the box it had before loading", len(initial) == COUNT and not moved,
+                  f"{len(moved)} of {len(initial)} image boxes changed" + (f", first: {moved[:5]}" if moved else ""))
             shifts = driver.execute_script("return window.__shifts")
-            check("no layout shift while images load", sum(shifts) == 0, f"cumulative layout shift {sum(shifts):.4f}")
+            sources = driver.execute_script("return window.__shiftSources") or []
+            gallery_shifts = [source["text"] for source in sources if source["inGallery"]]
+            other = [source["text"] for source in sources if not source["inGallery"]]
+            check("no layout shift of the gallery while images load", not gallery_shifts,
+                  f"cumulative layout shift {sum(shifts):.4f}"
+                  + (f"; gallery elements moved: {' | '.join(gallery_shifts[:5])}" if gallery_shifts else "")
+                  + (f"; other shifts (not the gallery): {' | '.join(other[:5])}" if other else ""))
 
             driver.execute_script("window.__marker = 'before'")
             with open(os.path.join(folder, "index.md"), "a") as handle:
