@@ -53,9 +53,4 @@ public final class ImageLoader: OriginalLoading {
     public func cancelAndDrain() async {
         await coalescer.cancelAndDrain()
     }
-
-    /// How many distinct URLs this loader has started to load.
-    public var distinctLoads: Int {
-        get async { await coalescer.startedCount }
-    }
 }

@@ -15,7 +15,6 @@ actor BuildLoop {
     private let log: Log
     private var current: (id: Int, task: Task<BuildOutcome, Never>)?
     private var nextID = 0
-    private(set) var completedBuilds = 0
     /// The last successful build's result.
     private(set) var lastResult: BuildResult?
 
@@ -86,7 +85,6 @@ actor BuildLoop {
         current = nil
         switch outcome {
         case .built(let result):
-            completedBuilds += 1
             lastResult = result
             guard announce else { return outcome }
             log(result.report.summary)

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -59,7 +60,7 @@ struct PreviewResponder: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = file.contentType
         headers[.cacheControl] = file.cacheControl
-        headers[.lastModified] = Self.httpDate(file.modified)
+        headers[.lastModified] = HTTPDate.format(file.modified)
         // HTML changes on its way out (the reload script), so its validator says so.
         headers[.eTag] = file.isHTML ? "W/\(file.etag)" : file.etag
         if Self.isNotModified(request: request, etag: headers[.eTag] ?? "", modified: file.modified) {
@@ -98,20 +99,9 @@ struct PreviewResponder: Sendable {
         if let match = request.headers[.ifNoneMatch] {
             return match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }
         }
-        if let since = request.headers[.ifModifiedSince], let date = parseHTTPDate(since) {
+        if let since = request.headers[.ifModifiedSince], let date = HTTPDate.parse(since) {
             return Int(modified.timeIntervalSince1970) <= Int(date.timeIntervalSince1970)
         }
         return false
     }
-
-    private static func formatter() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter
-    }
-
-    static func httpDate(_ date: Date) -> String { formatter().string(from: date) }
-    static func parseHTTPDate(_ text: String) -> Date? { formatter().date(from: text) }
 }

@@ -38,7 +38,7 @@ extension DiskCache {
     /// bytes removed. Writes the index afterwards.
     @discardableResult
     public func evict(toFit limit: Int64) throws -> Int64 {
-        let (usedBlobs, usedSets, named) = protectedState()
+        let (usedBlobs, usedSets, named) = self.usedSets()
         var entries = self.entries()
         var total = entries.reduce(0) { $0 + $1.bytes }
         var removed: Int64 = 0
@@ -57,11 +57,6 @@ extension DiskCache {
         }
         try persist()
         return removed
-    }
-
-    private func protectedState() -> (Set<String>, Set<String>, Set<String>) {
-        let used = usedSets()
-        return (used.blobs, used.sets, used.named)
     }
 
     private func entries() -> [Entry] {

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 
 /// When and how long to retry a GET: connection errors, 408, 429 and 5xx; exponential backoff
 /// with full jitter, or the server's Retry-After up to a cap; a fixed number of attempts.
