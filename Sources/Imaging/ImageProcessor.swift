@@ -183,7 +183,6 @@ public struct ImageProcessor: Sendable {
             try? FileManager.default.removeItem(at: temporary)
             throw ImagingError(.write, "cannot write \(target.path): \(error.localizedDescription)")
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? NSNumber)??.int64Value
-        return size ?? 0
+        return FileManager.default.sizeOfItem(at: target) ?? 0
     }
 }

@@ -52,8 +52,7 @@ struct OutputWriter {
                 guard try writeIfChanged(bytes, to: target) else { continue }
                 result.bytesWritten += Int64(bytes.count)
             case .copy(let source, let size):
-                let existingSize = (try? fileManager.attributesOfItem(atPath: target.path)[.size]) as? NSNumber
-                if existingSize?.int64Value == size { continue }
+                if fileManager.sizeOfItem(at: target) == size { continue }
                 result.bytesWritten += size
                 try fileManager.createDirectory(
                     at: target.deletingLastPathComponent(), withIntermediateDirectories: true)

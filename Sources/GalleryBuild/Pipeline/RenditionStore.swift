@@ -86,8 +86,7 @@ final class RenditionStore: Sendable {
             let image = try? JSONDecoder().decode(ProcessedImage.self, from: data)
         else { return nil }
         for rendition in image.renditions {
-            let size = (try? FileManager.default.attributesOfItem(atPath: file(of: rendition).path)[.size]) as? NSNumber
-            guard size?.int64Value == rendition.byteCount else { return nil }
+            guard FileManager.default.sizeOfItem(at: file(of: rendition)) == rendition.byteCount else { return nil }
         }
         return image
     }

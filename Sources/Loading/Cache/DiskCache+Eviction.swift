@@ -90,6 +90,6 @@ extension DiskCache {
     }
 
     private static func size(of file: URL) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? 0
+        FileManager.default.sizeOfItem(at: file) ?? 0
     }
 }

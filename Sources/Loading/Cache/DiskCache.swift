@@ -201,8 +201,7 @@ public final class DiskCache: Sendable {
         var records: [String: CacheRecord] = [:]
         for record in index.records {
             let blob = blobs.appendingPathComponent(record.sha256)
-            let size = (try? FileManager.default.attributesOfItem(atPath: blob.path)[.size]) as? NSNumber
-            if size?.int64Value == record.size { records[record.url] = record }
+            if FileManager.default.sizeOfItem(at: blob) == record.size { records[record.url] = record }
         }
         return records
     }
