@@ -12,7 +12,7 @@ struct EntryResolver {
             return .failure(FeedIssue(index: index, message: "not an object; skipped"))
         }
         let fields = Fields(entry: entry, shape: shape)
-        guard let rawImage = fields.image, !rawImage.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let rawImage = fields.image, !rawImage.trimmingWhitespace().isEmpty else {
             return .failure(FeedIssue(index: index, message: "no image URL (\(fields.imageFieldName)); skipped"))
         }
         let source: URL
@@ -21,7 +21,7 @@ struct EntryResolver {
         case .failure(let reason):
             return .failure(FeedIssue(index: index, message: "image URL \"\(rawImage)\" \(reason); skipped"))
         }
-        let title = (fields.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let title = (fields.title ?? "").trimmingWhitespace()
         return .success(
             Photo(
                 index: index,
@@ -35,7 +35,7 @@ struct EntryResolver {
     }
 
     private func imageURL(_ raw: String) -> Result<URL, ImageURLProblem> {
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        let trimmed = raw.trimmingWhitespace()
         guard let url = URL(string: trimmed, relativeTo: location)?.absoluteURL, let scheme = url.scheme?.lowercased()
         else { return .failure(.unparsable) }
         switch scheme {
@@ -51,7 +51,7 @@ struct EntryResolver {
 
     /// Only http and https links reach a page: `javascript:` and friends are dropped.
     private func webLink(_ raw: String) -> URL? {
-        guard let url = URL(string: raw.trimmingCharacters(in: .whitespaces), relativeTo: location)?.absoluteURL,
+        guard let url = URL(string: raw.trimmingWhitespace(), relativeTo: location)?.absoluteURL,
             let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else { return nil }
         return url

@@ -16,7 +16,7 @@ package enum HTTPDate {
     }
 
     package static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         if let date = parseIMFFixdate(trimmed) { return date }
         for format in obsoleteFormats {
             if let date = formatter(format).date(from: trimmed) { return date }

@@ -183,6 +183,6 @@ public struct ImageProcessor: Sendable {
             try? FileManager.default.removeItem(at: temporary)
             throw ImagingError(.write, "cannot write \(target.path): \(error.localizedDescription)")
         }
-        return FileManager.default.sizeOfItem(at: target) ?? 0
+        return FileStatus(target)?.size ?? 0
     }
 }

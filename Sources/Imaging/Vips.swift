@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import GalleryCore
 
 /// libvips, started once per process, and the one place its error buffer becomes our error.
 enum Vips {
@@ -18,7 +19,7 @@ enum Vips {
 
     /// Reads and clears libvips' error buffer.
     static func takeErrorText() -> String {
-        let text = String(cString: vips_error_buffer()).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(cString: vips_error_buffer()).trimmingWhitespace()
         vips_error_clear()
         return text.isEmpty ? "unknown libvips error" : text
     }

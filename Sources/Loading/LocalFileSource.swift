@@ -7,14 +7,10 @@ struct LocalFileSource: Sendable {
 
     func original(for source: CanonicalURL) throws -> Original {
         let file = source.url
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-        } catch {
+        guard let size = FileStatus(file)?.size else {
             throw LoadingError(
                 .unreadableFile, url: file.path, "cannot read the file: it does not exist or is not readable")
         }
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         guard size <= maxImageBytes else {
             throw LoadingError(
                 .tooLarge,

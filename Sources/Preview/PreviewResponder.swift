@@ -97,7 +97,7 @@ struct PreviewResponder: Sendable {
 
     static func isNotModified(request: Request, etag: String, modified: Date) -> Bool {
         if let match = request.headers[.ifNoneMatch] {
-            return match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }
+            return match.split(separator: ",").contains { $0.trimmingWhitespace() == etag || $0 == "*" }
         }
         if let since = request.headers[.ifModifiedSince], let date = HTTPDate.parse(since) {
             return Int(modified.timeIntervalSince1970) <= Int(date.timeIntervalSince1970)

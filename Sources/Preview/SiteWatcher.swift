@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 
 /// Notices edits to a site's inputs by polling their sizes and modification times: reliable on
 /// every file system (inotify misses edits on some network and container mounts, and editors
@@ -34,10 +35,8 @@ struct SiteWatcher: Sendable {
     }
 
     private static func stamp(_ file: URL) -> String {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file.path) else { return "missing" }
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        return "\(size)-\(modified)"
+        guard let status = FileStatus(file) else { return "missing" }
+        return "\(status.size)-\(status.modified)"
     }
 
     /// Calls `changed` once per settled burst of changes, until the task is cancelled.

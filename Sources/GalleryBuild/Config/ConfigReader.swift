@@ -61,7 +61,7 @@ struct ConfigReader {
         config.allowRawHTML =
             try top["allow_html"].map { node throws(ConfigError) in try bool(node, key: "allow_html") }
             ?? false
-        if config.title.trimmingCharacters(in: .whitespaces).isEmpty { throw error(at: titleNode, "`title` is empty") }
+        if config.title.trimmingWhitespace().isEmpty { throw error(at: titleNode, "`title` is empty") }
         return config
     }
 
@@ -199,7 +199,7 @@ struct ConfigReader {
     /// `2GB`, `500 MB`, `1.5GiB`, `1048576`: decimal units (KB, MB, GB, TB) and binary ones
     /// (KiB, MiB, GiB, TiB).
     private func byteCount(_ node: Node, key: String) throws(ConfigError) -> Int64 {
-        let text = try string(node, key: key).trimmingCharacters(in: .whitespaces)
+        let text = try string(node, key: key).trimmingWhitespace()
         guard let value = Self.parseByteCount(text) else {
             throw error(at: node, "`\(key)` must be a size such as 500MB or 2GB (got \"\(text)\")")
         }

@@ -52,7 +52,7 @@ struct OutputWriter {
                 guard try writeIfChanged(bytes, to: target) else { continue }
                 result.bytesWritten += Int64(bytes.count)
             case .copy(let source, let size):
-                if fileManager.sizeOfItem(at: target) == size { continue }
+                if FileStatus(target)?.size == size { continue }
                 result.bytesWritten += size
                 try fileManager.createDirectory(
                     at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -84,11 +84,20 @@ struct OutputWriter {
     /// Writes atomically unless the file already holds exactly these bytes; true if it wrote.
     @discardableResult
     private func writeIfChanged(_ bytes: [UInt8], to target: URL) throws -> Bool {
-        if let existing = FileManager.default.contents(atPath: target.path), existing.elementsEqual(bytes) {
-            return false
-        }
+        if let existing = FileManager.default.contents(atPath: target.path), Self.same(existing, bytes) { return false }
         try AtomicFile.write(Data(bytes), to: target)
         return true
+    }
+
+    /// Byte equality with memcmp (comparing `Data` element by element costs more than the read).
+    private static func same(_ data: Data, _ bytes: [UInt8]) -> Bool {
+        guard data.count == bytes.count else { return false }
+        return data.withUnsafeBytes { old in
+            bytes.withUnsafeBytes { new in
+                guard let a = old.baseAddress, let b = new.baseAddress else { return true }
+                return memcmp(a, b, new.count) == 0
+            }
+        }
     }
 
     /// Temporary files a killed build left in the output folder or its `images/` and `assets/`.

@@ -44,9 +44,13 @@ final class RenditionStore: Sendable {
         cache.markRenditionSetUsed("\(key).json")
         return try await inFlight.value(for: key) { [self] in
             if let cached = cachedImage(key: key) {
-                // Its record's mtime is its last use, for least-recently-used eviction.
-                try? FileManager.default.setAttributes(
-                    [.modificationDate: Date()], ofItemAtPath: recordURL(key: key).path)
+                // Its record's mtime is its last use, for least-recently-used eviction; moved in
+                // steps of an hour, like the URL records' (plenty for LRU, and no write per use).
+                let record = recordURL(key: key)
+                let now = Date()
+                if let status = FileStatus(record), now.timeIntervalSince1970 - status.modified >= 3600 {
+                    try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: record.path)
+                }
                 return Outcome(image: cached, wasProcessed: false)
             }
             var stems: [ImageFormat: String] = [:]
@@ -86,7 +90,7 @@ final class RenditionStore: Sendable {
             let image = try? JSONDecoder().decode(ProcessedImage.self, from: data)
         else { return nil }
         for rendition in image.renditions {
-            guard FileManager.default.sizeOfItem(at: file(of: rendition)) == rendition.byteCount else { return nil }
+            guard FileStatus(file(of: rendition))?.size == rendition.byteCount else { return nil }
         }
         return image
     }

@@ -65,7 +65,7 @@ struct CacheRecord: Codable, Sendable, Equatable {
 
     /// §4.2.3, with the request time taken as the response time (the delay is negligible here).
     private func currentAge(at now: Date) -> Double {
-        let ageValue = age.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let ageValue = age.flatMap { Double($0.trimmingWhitespace()) } ?? 0
         let apparentAge = date.flatMap(HTTPDate.parse).map { max(0, responseTime - $0.timeIntervalSince1970) } ?? 0
         let residentTime = now.timeIntervalSince1970 - responseTime
         return max(apparentAge, ageValue) + residentTime

@@ -90,6 +90,6 @@ extension DiskCache {
     }
 
     private static func size(of file: URL) -> Int64 {
-        FileManager.default.sizeOfItem(at: file) ?? 0
+        FileStatus(file)?.size ?? 0
     }
 }

@@ -121,10 +121,8 @@ public final class DiskCache: Sendable {
     /// The blob of `record` if it is there and still holds the recorded bytes.
     func verifiedBlob(of record: CacheRecord) -> URL? {
         let blob = blobURL(for: record.sha256)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: blob.path),
-            (attributes[.size] as? NSNumber)?.int64Value == record.size
-        else { return nil }
-        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        guard let status = FileStatus(blob), status.size == record.size else { return nil }
+        let modified = status.modified
         if modified != record.blobModified {
             guard let digest = try? FileDigest.sha256(of: blob), digest.hex == record.sha256 else {
                 try? FileManager.default.removeItem(at: blob)
@@ -138,8 +136,7 @@ public final class DiskCache: Sendable {
     }
 
     static func modificationTime(of file: URL) -> Double {
-        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date)?
-            .timeIntervalSince1970 ?? 0
+        FileStatus(file)?.modified ?? 0
     }
 
     /// Marks a blob as used by this build: it will not be evicted, and it counts as recently used.
@@ -201,7 +198,7 @@ public final class DiskCache: Sendable {
         var records: [String: CacheRecord] = [:]
         for record in index.records {
             let blob = blobs.appendingPathComponent(record.sha256)
-            if FileManager.default.sizeOfItem(at: blob) == record.size { records[record.url] = record }
+            if FileStatus(blob)?.size == record.size { records[record.url] = record }
         }
         return records
     }

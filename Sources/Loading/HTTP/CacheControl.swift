@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 
 /// The directives of a `Cache-Control` header that decide what a cache may do (RFC 9111 §5.2.2).
 struct CacheControl: Equatable {
@@ -11,9 +12,9 @@ struct CacheControl: Equatable {
     init(_ header: String?) {
         guard let header else { return }
         for part in header.split(separator: ",") {
-            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
             guard let name = pieces.first?.lowercased() else { continue }
-            let value = pieces.count > 1 ? pieces[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+            let value = pieces.count > 1 ? unquoted(pieces[1]) : nil
             switch name {
             // A malformed max-age is treated as stale (§5.2.2.1 and §4.2.1): 0.
             case "max-age": maxAge = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
@@ -24,5 +25,13 @@ struct CacheControl: Equatable {
             default: break
             }
         }
+    }
+
+    /// A quoted-string's content (`max-age="60"` is read as 60).
+    private func unquoted(_ text: String) -> Substring {
+        var value = text[...]
+        while value.first == "\"" { value.removeFirst() }
+        while value.last == "\"" { value.removeLast() }
+        return value
     }
 }

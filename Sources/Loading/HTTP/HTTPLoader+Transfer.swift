@@ -207,7 +207,7 @@ extension HTTPLoader {
 
     /// Content types an image may come with: image/*, and the generic binary types some hosts use.
     static func mayBeImage(contentType: String) -> Bool {
-        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let type = contentType.split(separator: ";").first?.trimmingWhitespace().lowercased() ?? ""
         return type.hasPrefix("image/") || type == "application/octet-stream" || type == "binary/octet-stream"
             || type.isEmpty
     }

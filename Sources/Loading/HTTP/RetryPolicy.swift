@@ -41,7 +41,7 @@ public struct RetryPolicy: Sendable {
 
     /// Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3).
     static func seconds(inRetryAfter value: String, now: Date) -> Double? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingWhitespace()
         if let seconds = Double(trimmed) { return max(0, seconds) }
         return HTTPDate.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }

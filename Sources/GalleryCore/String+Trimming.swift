@@ -1,0 +1,13 @@
+extension StringProtocol {
+    /// The text without leading and trailing white space (Unicode's, line breaks included).
+    ///
+    /// `trimmingCharacters(in:)` goes through `CharacterSet`, which on Linux costs more than
+    /// reading a whole feed entry; this is called for every title, URL and header value.
+    package func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(decoding: self[first...last].utf8, as: UTF8.self)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import GalleryCore
+
+@Suite struct FileStatusTests {
+    /// The cache stores a blob's modification time and compares it with the one seen later: both
+    /// must agree with Foundation's, or every blob of an existing cache would be hashed again.
+    @Test func agreesWithFileManagerOnSizeAndModificationTime() throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gallerygen-status-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (index, size) in [0, 1, 4097].enumerated() {
+            let file = folder.appendingPathComponent("f\(index)")
+            try Data(repeating: 7, count: size).write(to: file)
+            // A time with a fraction of a second, as file systems with nanosecond times keep.
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000.123_456 + Double(index))],
+                ofItemAtPath: file.path)
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            let status = try #require(FileStatus(file))
+            #expect(status.size == Int64(size))
+            #expect(status.modified == (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
+            #expect(!status.isDirectory)
+        }
+        #expect(FileStatus(folder)?.isDirectory == true)
+        #expect(FileStatus(folder.appendingPathComponent("missing")) == nil)
+    }
+}
+
+@Suite struct TrimmingTests {
+    @Test func trimsUnicodeWhiteSpaceAndLineBreaksAtBothEnds() {
+        #expect(" \t a b \n".trimmingWhitespace() == "a b")
+        #expect("\u{00A0}\u{3000}Café\u{2003}".trimmingWhitespace() == "Café")
+        #expect("   ".trimmingWhitespace() == "")
+        #expect("".trimmingWhitespace() == "")
+        #expect("x"[...].trimmingWhitespace() == "x")
+        #expect("\"max-age\" ".dropFirst().trimmingWhitespace() == "max-age\"")
+    }
+}
