@@ -2,7 +2,7 @@ import Foundation
 import GalleryCore
 
 /// Splits the gallery into pages (all photos, then each album) and builds each page's context.
-struct PagePlan {
+struct PagePlan: Sendable {
     struct Album {
         var title: String
         var slug: String
@@ -106,18 +106,39 @@ struct PagePlan {
         ]
     }
 
-    func context(for page: Page, eagerCount: Int) -> [String: Any] {
-        let photos = page.items.enumerated().map { offset, item in
-            PhotoViewModel.context(for: item, eager: offset < eagerCount)
+    /// The page numbers a page links to: the first, the last and two either side of the current
+    /// one, with nil for each run of pages left out (a run of one is shown instead). A gallery of
+    /// 10,000 photos has 167 pages; a link to each on every page is 28,000 links nobody reads.
+    static func pageWindow(current: Int, count: Int, radius: Int = 2) -> [Int?] {
+        guard count > 0 else { return [] }
+        let shown = Set([1, count]).union(max(1, current - radius)...min(count, max(1, current + radius)))
+        var window: [Int?] = []
+        var previous = 0
+        for number in shown.sorted() {
+            if number - previous == 2 {
+                window.append(previous + 1)
+            } else if number - previous > 2 {
+                window.append(nil)
+            }
+            window.append(number)
+            previous = number
         }
+        return window
+    }
+
+    /// The page's values; `photos` are the view models of its tiles, in order.
+    func context(for page: Page, photos: [[String: Any]]) -> [String: Any] {
         let pageCount = page.siblings.count
         var pageContext: [String: Any] = [
             "number": page.number,
             "count": pageCount,
             "hasMany": pageCount > 1,
             "isNotFirst": page.number > 1,
-            "links": page.siblings.enumerated().map { index, path in
-                ["number": index + 1, "href": path, "current": index + 1 == page.number] as [String: Any]
+            "links": Self.pageWindow(current: page.number, count: pageCount).map { number -> [String: Any] in
+                guard let number else { return ["gap": true] }
+                return [
+                    "number": number, "href": page.siblings[number - 1], "current": number == page.number, "gap": false,
+                ]
             },
         ]
         if page.number > 1 { pageContext["previous"] = page.siblings[page.number - 2] }

@@ -3,6 +3,13 @@ import GalleryCore
 /// The markup values of one photo tile: the contract of shared/DESIGN.md (src, srcset, sizes,
 /// width, height, alt, lazy or eager loading, placeholder style).
 enum PhotoViewModel {
+    /// A tile's values with its markup (`html`), handed from the task that rendered it to the
+    /// pages that show it. Unchecked: the values are strings, numbers, booleans and arrays and
+    /// dictionaries of them, never changed once made.
+    struct Rendered: @unchecked Sendable {
+        var context: [String: Any]
+    }
+
     /// The rendered width of a tile, as the theme's grid lays it out (2, 3 then 4 columns).
     static let sizes = "(min-width: 1100px) 25vw, (min-width: 700px) 33vw, 50vw"
 

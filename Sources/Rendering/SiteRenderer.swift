@@ -68,30 +68,38 @@ public struct SiteRenderer: Sendable {
         return nil
     }
 
-    /// Every page of the site plus the theme's assets, in a stable order.
-    public func render(_ gallery: Gallery) throws(RenderingError) -> [RenderedFile] {
+    /// Every page of the site plus the theme's assets, in a stable order. Tiles, then pages, are
+    /// rendered on every core.
+    public func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
+        guard library.getTemplate(named: "page") != nil else {
+            throw RenderingError("\(theme.path): the theme has no page template")
+        }
         let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
-        var files: [RenderedFile] = []
+        let eagerCount = configuration.eagerCount
         // A photo's tile is the same on every page that shows it (the index and its album):
-        // render it once per loading mode and reuse it.
-        var tiles: [TileKey: String] = [:]
-        for page in plan.pages {
-            var context = plan.context(for: page, eagerCount: configuration.eagerCount)
-            if var photos = context["photos"] as? [[String: Any]] {
-                for (offset, item) in page.items.enumerated() {
-                    let key = TileKey(index: item.photo.index, eager: offset < configuration.eagerCount)
-                    if tiles[key] == nil {
-                        let tile = library.render(photos[offset], withTemplate: "photo") ?? ""
-                        tiles[key] = tile.hasSuffix("\n") ? String(tile.dropLast()) : tile
-                    }
-                    photos[offset]["html"] = tiles[key]
-                }
-                context["photos"] = photos
+        // render it once per loading mode and reuse it, with its view model.
+        var tileOrder: [Tile] = []
+        var tileNumbers: [TileKey: Int] = [:]
+        let pageTiles = plan.pages.map { page in
+            page.items.enumerated().map { offset, item in
+                let key = TileKey(index: item.photo.index, eager: offset < eagerCount)
+                if let number = tileNumbers[key] { return number }
+                tileNumbers[key] = tileOrder.count
+                tileOrder.append(Tile(item: item, eager: key.eager))
+                return tileOrder.count - 1
             }
-            guard let html = library.render(context, withTemplate: "page") else {
-                throw RenderingError("\(theme.path): the theme has no page template")
-            }
-            files.append(RenderedFile(path: page.path, contents: Array(html.utf8)))
+        }
+        let library = library
+        let tiles = await tileOrder.concurrentMap { tile in
+            var context = PhotoViewModel.context(for: tile.item, eager: tile.eager)
+            let html = library.render(context, withTemplate: "photo") ?? ""
+            context["html"] = html.hasSuffix("\n") ? String(html.dropLast()) : html
+            return PhotoViewModel.Rendered(context: context)
+        }
+        var files = await Array(zip(plan.pages, pageTiles)).concurrentMap { page, numbers in
+            let context = plan.context(for: page, photos: numbers.map { tiles[$0].context })
+            return RenderedFile(
+                path: page.path, contents: Array((library.render(context, withTemplate: "page") ?? "").utf8))
         }
         if plan.hasAlbumsPage {
             guard let html = library.render(plan.albumsPageContext(), withTemplate: "albums") else {
@@ -107,6 +115,11 @@ public struct SiteRenderer: Sendable {
 
     private struct TileKey: Hashable {
         var index: Int
+        var eager: Bool
+    }
+
+    private struct Tile: Sendable {
+        var item: GalleryItem
         var eager: Bool
     }
 

@@ -151,3 +151,13 @@ func waitUntil(_ condition: () async -> Bool) async throws {
     }
     Issue.record("condition never became true")
 }
+
+@Suite struct ConcurrentMapTests {
+    @Test(arguments: [0, 1, 2, 7, 1000])
+    func keepsOrderAndEveryElement(count: Int) async {
+        let numbers = Array(0..<count)
+        for ways in [1, 2, 3, 16] {
+            #expect(await numbers.concurrentMap(ways: ways) { $0 * 2 } == numbers.map { $0 * 2 })
+        }
+    }
+}

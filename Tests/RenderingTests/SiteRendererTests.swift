@@ -136,6 +136,30 @@ import Testing
         #expect(try page(files, "index.html").contains("<p>i</p>"))
     }
 
+    @Test func manyPagesLinkToTheEndsAndTheNeighboursOnly() async throws {
+        let items = (0..<20).map { Self.item($0) }
+        let files = try await renderer(pageSize: 1).render(
+            Gallery(title: "G", introHTML: "", baseURL: nil, items: items))
+        let tenth = try page(files, "page-10.html")
+        let numbers = tenth.components(separatedBy: "<ol>")[1].components(separatedBy: "</ol>")[0]
+            .components(separatedBy: "<li>").dropFirst()
+            .map { $0.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression).trimmingWhitespace() }
+        #expect(numbers == ["1", "…", "8", "9", "10", "11", "12", "…", "20"])
+        #expect(tenth.contains(#"<span aria-current="page">10</span>"#))
+        #expect(tenth.contains(#"<a href="page-20.html">20</a>"#) && tenth.contains(#"<a href="index.html">1</a>"#))
+        try HTMLCheck.assertWellFormed(tenth)
+    }
+
+    @Test func pageWindow() {
+        #expect(PagePlan.pageWindow(current: 1, count: 1) == [1])
+        #expect(PagePlan.pageWindow(current: 1, count: 5) == [1, 2, 3, 4, 5])
+        #expect(PagePlan.pageWindow(current: 1, count: 9) == [1, 2, 3, nil, 9])
+        // A gap of a single page shows the page.
+        #expect(PagePlan.pageWindow(current: 5, count: 9) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(PagePlan.pageWindow(current: 6, count: 10) == [1, nil, 4, 5, 6, 7, 8, 9, 10])
+        #expect(PagePlan.pageWindow(current: 167, count: 167) == [1, nil, 165, 166, 167])
+    }
+
     @Test func manyAlbumsGetAnAlbumsPageInsteadOfAHeaderOfLinks() async throws {
         let items = (0..<26).map { Self.item($0, title: "P\($0)", album: "Album \($0 / 2)") }
         let files = try await renderer().render(Gallery(title: "G", introHTML: "", baseURL: nil, items: items))

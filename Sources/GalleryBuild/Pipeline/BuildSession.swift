@@ -135,7 +135,7 @@ struct BuildSession: Sendable {
         guard !Task.isCancelled else { throw .interrupted }
 
         let pages = try await timed(.render, into: &report) { () throws(BuildError) in
-            try render(feed: feed, outcomes: outcomes)
+            try await render(feed: feed, outcomes: outcomes)
         }
         guard !Task.isCancelled else { throw .interrupted }
 
@@ -273,7 +273,7 @@ struct BuildSession: Sendable {
         }
     }
 
-    private func render(feed: FeedDocument, outcomes: [Int: PhotoOutcome]) throws(BuildError) -> [RenderedFile] {
+    private func render(feed: FeedDocument, outcomes: [Int: PhotoOutcome]) async throws(BuildError) -> [RenderedFile] {
         var intro = ""
         if let file = layout.introFile {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else {
@@ -287,7 +287,7 @@ struct BuildSession: Sendable {
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
         do {
-            return try renderer.render(gallery)
+            return try await renderer.render(gallery)
         } catch {
             throw .failed(error.description)
         }

@@ -1,0 +1,24 @@
+import Foundation
+
+extension Array where Element: Sendable {
+    /// `map`, spread over one task per core in contiguous chunks; the results keep the order.
+    /// For CPU-bound work on many small elements (one task per element would cost more than
+    /// the work).
+    package func concurrentMap<Result: Sendable>(
+        ways: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ transform: @escaping @Sendable (Element) -> Result
+    ) async -> [Result] {
+        let ways = Swift.max(1, Swift.min(ways, count))
+        guard ways > 1 else { return map(transform) }
+        let chunk = (count + ways - 1) / ways
+        return await withTaskGroup(of: (Int, [Result]).self) { group in
+            for start in stride(from: 0, to: count, by: chunk) {
+                let slice = self[start..<Swift.min(count, start + chunk)]
+                group.addTask { (start, slice.map(transform)) }
+            }
+            var chunks: [(Int, [Result])] = []
+            for await part in group { chunks.append(part) }
+            return chunks.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
+    }
+}
