@@ -65,4 +65,11 @@ public struct Validators: Sendable, Hashable, Codable {
         case etag
         case lastModified = "last_modified"
     }
+
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        self.init(
+            etag: try json.optionalString(CodingKeys.etag.stringValue),
+            lastModified: try json.optionalString(CodingKeys.lastModified.stringValue)
+        )
+    }
 }

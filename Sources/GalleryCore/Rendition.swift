@@ -1,3 +1,5 @@
+import Foundation
+
 /// One thumbnail file: a photo at one width in one format.
 public struct Rendition: Sendable, Hashable, Codable {
     public var format: ImageFormat
@@ -52,5 +54,47 @@ public struct ProcessedImage: Sendable, Hashable, Codable {
         self.height = height
         self.renditions = renditions
         self.placeholder = placeholder
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case width, height, renditions, placeholder
+    }
+}
+
+// MARK: Reading without Codable (see JSONFields)
+
+extension Rendition {
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        let formatName = try json.string(CodingKeys.format.stringValue)
+        guard let format = ImageFormat(rawValue: formatName) else {
+            throw JSONFields.Mismatch(path: CodingKeys.format.stringValue, expected: "avif, webp or jpeg")
+        }
+        self.init(
+            format: format,
+            width: try json.int(CodingKeys.width.stringValue),
+            height: try json.int(CodingKeys.height.stringValue),
+            path: try json.string(CodingKeys.path.stringValue),
+            byteCount: try json.int64(CodingKeys.byteCount.stringValue)
+        )
+    }
+}
+
+extension ProcessedImage {
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        let placeholder = try json.object(CodingKeys.placeholder.stringValue)
+        self.init(
+            width: try json.int(CodingKeys.width.stringValue),
+            height: try json.int(CodingKeys.height.stringValue),
+            renditions: try json.objects(CodingKeys.renditions.stringValue, Rendition.init(json:)),
+            placeholder: Placeholder(
+                color: try placeholder.string(Placeholder.CodingKeys.color.stringValue),
+                dataURI: try placeholder.string(Placeholder.CodingKeys.dataURI.stringValue)
+            )
+        )
+    }
+
+    /// A rendition record (`CACHE/v1/renditions/<key>.json`).
+    package static func decode(_ data: Data) throws -> ProcessedImage {
+        try ProcessedImage(json: JSONFields.parse(data))
     }
 }

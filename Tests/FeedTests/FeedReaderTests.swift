@@ -1,8 +1,8 @@
 import Foundation
-import GalleryCore
 import Testing
 
 @testable import Feed
+@testable import GalleryCore
 
 @Suite struct FeedReaderTests {
     let remote = URL(string: "https://api.example.com/v1/feed.json")!

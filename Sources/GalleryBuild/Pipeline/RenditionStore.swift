@@ -87,7 +87,7 @@ final class RenditionStore: Sendable {
     /// A record whose every file is present with its recorded size; anything less is a miss.
     private func cachedImage(key: String) -> ProcessedImage? {
         guard let data = FileManager.default.contents(atPath: recordURL(key: key).path),
-            let image = try? JSONDecoder().decode(ProcessedImage.self, from: data)
+            let image = try? ProcessedImage.decode(data)
         else { return nil }
         for rendition in image.renditions {
             guard FileStatus(file(of: rendition))?.size == rendition.byteCount else { return nil }

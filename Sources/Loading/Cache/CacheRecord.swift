@@ -71,3 +71,28 @@ struct CacheRecord: Codable, Sendable, Equatable {
         return max(apparentAge, ageValue) + residentTime
     }
 }
+
+extension CacheRecord {
+    /// Reads a record of the index by hand (10,000 of them at the start of every build).
+    init(json: JSONFields) throws(JSONFields.Mismatch) {
+        url = try json.string(CodingKeys.url.stringValue)
+        finalURL = try json.string(CodingKeys.finalURL.stringValue)
+        redirects = try json.strings(CodingKeys.redirects.stringValue, required: false)
+        status = try json.int(CodingKeys.status.stringValue)
+        etag = try json.optionalString(CodingKeys.etag.stringValue)
+        lastModified = try json.optionalString(CodingKeys.lastModified.stringValue)
+        date = try json.optionalString(CodingKeys.date.stringValue)
+        age = try json.optionalString(CodingKeys.age.stringValue)
+        cacheControl = try json.optionalString(CodingKeys.cacheControl.stringValue)
+        expires = try json.optionalString(CodingKeys.expires.stringValue)
+        vary = try json.optionalString(CodingKeys.vary.stringValue)
+        contentType = try json.optionalString(CodingKeys.contentType.stringValue)
+        sha256 = try json.string(CodingKeys.sha256.stringValue)
+        size = try json.int64(CodingKeys.size.stringValue)
+        blobModified = try json.double(CodingKeys.blobModified.stringValue)
+        responseTime = try json.double(CodingKeys.responseTime.stringValue)
+        fetchedAt = try json.double(CodingKeys.fetchedAt.stringValue)
+        validatedAt = try json.double(CodingKeys.validatedAt.stringValue)
+        lastUsed = try json.double(CodingKeys.lastUsed.stringValue)
+    }
+}

@@ -74,7 +74,7 @@ extension DiskCache {
             let record = renditions.appendingPathComponent(name)
             var files = [record]
             if let data = fileManager.contents(atPath: record.path),
-                let image = try? JSONDecoder().decode(ProcessedImage.self, from: data)
+                let image = try? ProcessedImage.decode(data)
             {
                 files += image.renditions.map {
                     renditions.appendingPathComponent(($0.path as NSString).lastPathComponent)

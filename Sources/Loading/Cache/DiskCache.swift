@@ -32,6 +32,12 @@ public final class DiskCache: Sendable {
     struct IndexFile: Codable {
         var version = 1
         var records: [CacheRecord]
+
+        static func decode(_ data: Data) throws -> IndexFile {
+            let json = try JSONFields.parse(data)
+            return IndexFile(
+                version: try json.int("version"), records: try json.objects("records", CacheRecord.init(json:)))
+        }
     }
 
     /// Opens (creating it if needed) the cache in `directory`.
@@ -192,8 +198,8 @@ public final class DiskCache: Sendable {
     /// The index's records whose blob exists with the recorded size; an unreadable index is
     /// treated as empty (everything is fetched again), never trusted in part.
     private static func loadRecords(from file: URL, blobs: URL) -> [String: CacheRecord] {
-        guard let data = FileManager.default.contents(atPath: file.path),
-            let index = try? JSONDecoder().decode(IndexFile.self, from: data), index.version == 1
+        guard let data = FileManager.default.contents(atPath: file.path), let index = try? IndexFile.decode(data),
+            index.version == 1
         else { return [:] }
         var records: [String: CacheRecord] = [:]
         for record in index.records {

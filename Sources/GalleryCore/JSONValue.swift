@@ -1,5 +1,5 @@
 /// A parsed JSON value. Objects are dictionaries: a repeated key keeps its last value.
-enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double, text: String)
@@ -7,13 +7,13 @@ enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
     /// Follows a dotted path (`media.large.url`); an empty path is the value itself.
-    func value(atPath path: String) -> JSONValue? {
+    package func value(atPath path: String) -> JSONValue? {
         guard !path.isEmpty else { return self }
         var current: JSONValue? = self
         for key in path.split(separator: ".") {
@@ -22,13 +22,13 @@ enum JSONValue: Sendable, Equatable {
         return current
     }
 
-    var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let items) = self { return items }
         return nil
     }
 
     /// Strings as they are, numbers as written (an id of 7 reads "7"); nil for anything else.
-    var text: String? {
+    package var text: String? {
         switch self {
         case .string(let string): string
         case .number(_, let text): text
@@ -36,7 +36,7 @@ enum JSONValue: Sendable, Equatable {
         }
     }
 
-    var isObject: Bool {
+    package var isObject: Bool {
         if case .object = self { return true }
         return false
     }

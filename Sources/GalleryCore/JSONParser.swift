@@ -1,10 +1,10 @@
 /// A strict JSON parser (RFC 8259) whose errors give the line and column of the bad byte.
 /// Foundation's only gives a character offset, and a feed is the input users most often get wrong.
-struct JSONParser {
-    struct Failure: Error, Equatable {
-        var line: Int
-        var column: Int
-        var message: String
+package struct JSONParser {
+    package struct Failure: Error, Equatable {
+        package var line: Int
+        package var column: Int
+        package var message: String
     }
 
     private let bytes: [UInt8]
@@ -12,7 +12,7 @@ struct JSONParser {
     private var depth = 0
     private static let maximumDepth = 512
 
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         // A byte-order mark is not JSON, but editors write one; skip it.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.position = 3 }
@@ -171,6 +171,17 @@ struct JSONParser {
     private mutating func parseString() throws(Failure) -> String {
         let start = position
         position += 1
+        // Most strings have no escape: one decode of their bytes.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return String(decoding: bytes[(start + 1)..<(position - 1)], as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            position += 1
+        }
+        position = start + 1
         var scalars = String.UnicodeScalarView()
         var runStart = position
         func flushRun(_ parser: JSONParser, upTo end: Int) {

@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+@testable import Loading
+
+@Suite struct CacheIndexTests {
+    /// The index is written with JSONEncoder and read by hand: a record must read back whole,
+    /// with every header set and with none.
+    @Test func indexReadsBackWhatItWrote() throws {
+        let full = CacheRecord(
+            url: "https://example.com/a.jpg?x=1", finalURL: "https://cdn.example.com/a.jpg",
+            redirects: ["https://example.com/b.jpg"], status: 200, etag: #"W/"abc\"d""#,
+            lastModified: "Tue, 15 Nov 1994 12:45:26 GMT", date: "Tue, 15 Nov 1994 12:45:27 GMT", age: "12",
+            cacheControl: "max-age=3600, public", expires: "0", vary: "Accept", contentType: "image/jpeg",
+            sha256: String(repeating: "0f", count: 32), size: 12_345_678, blobModified: 1_763_800_000.123_456_7,
+            responseTime: 1_763_800_001.5, fetchedAt: 1_763_800_001.25, validatedAt: 1_763_800_002,
+            lastUsed: 1_763_803_600)
+        var bare = full
+        (bare.url, bare.redirects, bare.etag, bare.lastModified, bare.date, bare.age) = ("b", [], nil, nil, nil, nil)
+        (bare.cacheControl, bare.expires, bare.vary, bare.contentType) = (nil, nil, nil, nil)
+        let index = DiskCache.IndexFile(records: [full, bare])
+        let decoded = try DiskCache.IndexFile.decode(JSONEncoder().encode(index))
+        #expect(decoded.version == 1)
+        #expect(decoded.records == [full, bare])
+    }
+}
