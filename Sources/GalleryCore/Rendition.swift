@@ -17,6 +17,12 @@ public struct Rendition: Sendable, Hashable, Codable {
         self.byteCount = byteCount
     }
 
+    /// The file's name: the last component of ``path``.
+    public var fileName: String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
     enum CodingKeys: String, CodingKey {
         case format, width, height, path
         case byteCount = "bytes"

@@ -35,6 +35,14 @@ public final class ImageLoader: OriginalLoading {
         }
     }
 
+    /// Remote originals fresh in the cache, without a task or a wait (a rebuild of 10,000 fresh
+    /// photos would otherwise spend most of its time scheduling them). Local files are hashed,
+    /// so they always take ``original(for:)``.
+    public func availableOriginal(for source: CanonicalURL) -> Original? {
+        guard !source.isFile else { return nil }
+        return remote?.availableOriginal(for: source)
+    }
+
     /// Starts a new build on a loader that outlives builds (`gallerygen serve`): what earlier
     /// builds loaded is loaded again (revalidated), unless `keepingFinished` (the previous build
     /// was superseded before it ended, so its results are as new as this build's would be).

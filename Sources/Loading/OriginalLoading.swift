@@ -9,4 +9,8 @@ public protocol OriginalLoading: Sendable {
     /// The verified original for `source`. Cancelling the caller stops its wait; the transfer
     /// itself stops only when no caller is left.
     func original(for source: CanonicalURL) async throws -> Original
+
+    /// The original for `source` when it can be had at once, with no request and no hashing:
+    /// fresh in the cache (or any cached copy with `--offline`). Nil means "ask ``original(for:)``".
+    func availableOriginal(for source: CanonicalURL) -> Original?
 }

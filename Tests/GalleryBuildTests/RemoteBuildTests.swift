@@ -62,14 +62,25 @@ import Testing
         upstream.server.resetCounts()
         let index = site.folder.file(".gallerygen-cache/v1/index.json").path
         let indexModified = try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date
+        let before = try site.snapshot()
         try await Task.sleep(for: .milliseconds(20))
 
         let result = try await build(site)
 
         #expect(upstream.server.requests.isEmpty)
         #expect(result.report.counts.fresh == 3 && result.report.counts.requests == 0)
+        #expect(result.report.counts.processed == 0 && result.report.counts.filesWritten == 0)
+        #expect(try site.snapshot().mapValues(\.0) == before.mapValues(\.0))
         let after = try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date
         #expect(after == indexModified, "nothing changed: the cache index is not rewritten")
+
+        // Fresh originals whose thumbnails left the cache: made again, still without a request.
+        try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache/v1/renditions"))
+        let remade = try await build(site)
+        #expect(upstream.server.requests.isEmpty)
+        #expect(remade.report.counts.fresh == 3 && remade.report.counts.processed == 3)
+        #expect(remade.report.counts.failed == 0 && remade.report.counts.filesWritten == 0)
+        #expect(try site.snapshot().mapValues(\.0) == before.mapValues(\.0))
         try await upstream.server.shutdown()
     }
 

@@ -122,8 +122,9 @@ struct BuildSession: Sendable {
         report.output = layout.outputDirectory.path
 
         let (feed, feedSHA256) = try await timed(.feed, into: &report) { () throws(BuildError) in try await readFeed() }
+        let sources = await feed.photos.concurrentMap { CanonicalURL($0.source) }
         // Claim this build's URLs before an older build is let go, so shared loads are joined.
-        await loader.claim(Set(feed.photos.compactMap { CanonicalURL($0.source) }))
+        await loader.claim(Set(sources.compactMap { $0 }))
         await supersede?()
         report.counts.photos = feed.photos.count
         report.counts.skipped = feed.skipped.count
@@ -131,7 +132,7 @@ struct BuildSession: Sendable {
             report.failures.append(.init(index: issue.index, id: nil, url: nil, stage: "feed", message: issue.message))
         }
 
-        let outcomes = try await processPhotos(feed.photos, report: &report)
+        let outcomes = try await processPhotos(feed.photos, sources: sources, report: &report)
         guard !Task.isCancelled else { throw .interrupted }
 
         let pages = try await timed(.render, into: &report) { () throws(BuildError) in
@@ -191,22 +192,39 @@ struct BuildSession: Sendable {
     }
 
     /// Loads and processes every photo, concurrently; returns the outcome per feed index.
-    private func processPhotos(_ photos: [Photo], report: inout BuildReport) async throws(BuildError) -> [Int:
-        PhotoOutcome]
+    /// `sources` are the photos' canonical URLs (nil: not loadable).
+    private func processPhotos(_ photos: [Photo], sources: [CanonicalURL?], report: inout BuildReport)
+        async throws(BuildError) -> [Int: PhotoOutcome]
     {
         events(.started(.load, total: photos.count))
         events(.started(.images, total: photos.count))
         let loadStart = clock.now
         let progress = StageCounter()
         let total = photos.count
+        let advanced: @Sendable (BuildStage) -> Void = { [events] stage in
+            events(.advanced(stage, done: progress.increment(stage), total: total))
+        }
+        // A photo fresh in the cache whose renditions are made needs no task and no wait: one
+        // pass over the feed on every core settles them (all of a rebuild within max-age).
+        let available = await Array(zip(photos, sources)).concurrentMap { [loader, renditions] photo, source in
+            let original = source.flatMap(loader.availableOriginal(for:))
+            let image = original.flatMap(renditions.availableRenditions(of:))?.image
+            if image != nil {
+                advanced(.load)
+                advanced(.images)
+            }
+            return (original, image)
+        }
         var outcomes: [Int: PhotoOutcome] = [:]
         await withTaskGroup(of: (Int, PhotoOutcome).self) { group in
-            for photo in photos {
+            for (offset, photo) in photos.enumerated() {
+                let (original, image) = available[offset]
+                if let original, let image {
+                    outcomes[photo.index] = .done(original: original, image: image, wasProcessed: false)
+                    continue
+                }
                 group.addTask {
-                    let outcome = await process(photo) { stage in
-                        events(.advanced(stage, done: progress.increment(stage), total: total))
-                    }
-                    return (photo.index, outcome)
+                    (photo.index, await process(photo, source: sources[offset], original: original, advanced: advanced))
                 }
             }
             for await (index, outcome) in group { outcomes[index] = outcome }
@@ -218,17 +236,24 @@ struct BuildSession: Sendable {
         events(.finished(.load, seconds: elapsed))
         events(.finished(.images, seconds: elapsed))
         tally(outcomes, photos: photos, into: &report)
-        report.counts.urls = Set(photos.compactMap { CanonicalURL($0.source) }).count
+        report.counts.urls = Set(sources.compactMap { $0 }).count
         return outcomes
     }
 
-    private func process(_ photo: Photo, advanced: @Sendable (BuildStage) -> Void) async -> PhotoOutcome {
-        guard let source = CanonicalURL(photo.source) else {
+    /// Loads (unless `original` is already known) and processes one photo.
+    private func process(
+        _ photo: Photo, source: CanonicalURL?, original known: Original?, advanced: @Sendable (BuildStage) -> Void
+    ) async -> PhotoOutcome {
+        guard let source else {
             return .failed(stage: "load", message: "\(photo.source): not a loadable URL")
         }
         let original: Original
         do {
-            original = try await loader.original(for: source)
+            if let known {
+                original = known
+            } else {
+                original = try await loader.original(for: source)
+            }
             advanced(.load)
         } catch {
             advanced(.load)
@@ -360,7 +385,7 @@ struct BuildSession: Sendable {
     }
 
     private func publicPath(of rendition: Rendition) -> String {
-        "images/" + (rendition.path as NSString).lastPathComponent
+        "images/" + rendition.fileName
     }
 
     /// URLs as they are; local files relative to the site folder, so that output does not depend

@@ -2,6 +2,7 @@ import Foundation
 import GalleryCore
 import Imaging
 import Loading
+import Synchronization
 
 /// The rendition half of the disk cache (`CACHE/v1/renditions/`): thumbnails named by the
 /// original's content and the recipe, plus one record per original listing them. An original
@@ -13,6 +14,8 @@ final class RenditionStore: Sendable {
     private let processor: ImageProcessor
     private let pool: ImagingPool
     private let inFlight = TaskCoalescer<String, Outcome>()
+    /// Sets found in the cache by this build, by key.
+    private let known = Mutex<[String: ProcessedImage]>([:])
     private let cache: DiskCache
 
     struct Outcome: Sendable {
@@ -38,21 +41,19 @@ final class RenditionStore: Sendable {
         )
     }
 
+    /// The renditions of `original` when the cache has them: no task, no wait.
+    func availableRenditions(of original: Original) -> Outcome? {
+        let key = setKey(of: original)
+        cache.markRenditionSetUsed("\(key).json")
+        return cachedOutcome(key: key)
+    }
+
     /// The renditions of `original`, from the cache or made now.
     func renditions(of original: Original) async throws -> Outcome {
-        let key = String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
+        let key = setKey(of: original)
         cache.markRenditionSetUsed("\(key).json")
         return try await inFlight.value(for: key) { [self] in
-            if let cached = cachedImage(key: key) {
-                // Its record's mtime is its last use, for least-recently-used eviction; moved in
-                // steps of an hour, like the URL records' (plenty for LRU, and no write per use).
-                let record = recordURL(key: key)
-                let now = Date()
-                if let status = FileStatus(record), now.timeIntervalSince1970 - status.modified >= 3600 {
-                    try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: record.path)
-                }
-                return Outcome(image: cached, wasProcessed: false)
-            }
+            if let cached = cachedOutcome(key: key) { return cached }
             var stems: [ImageFormat: String] = [:]
             for format in recipe.formats {
                 stems[format] = String(
@@ -77,7 +78,26 @@ final class RenditionStore: Sendable {
 
     /// The file in the cache that holds a rendition.
     func file(of rendition: Rendition) -> URL {
-        directory.appendingPathComponent((rendition.path as NSString).lastPathComponent)
+        URL(fileURLWithPath: directory.path + "/" + rendition.fileName, isDirectory: false)
+    }
+
+    private func setKey(of original: Original) -> String {
+        String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
+    }
+
+    /// A set found in the cache, once per build: the record is read and checked on first use.
+    private func cachedOutcome(key: String) -> Outcome? {
+        if let image = known.withLock({ $0[key] }) { return Outcome(image: image, wasProcessed: false) }
+        guard let image = cachedImage(key: key) else { return nil }
+        // The record's mtime is its last use, for least-recently-used eviction; moved in steps
+        // of an hour, like the URL records' (plenty for LRU, and no write per use).
+        let record = recordURL(key: key)
+        let now = Date()
+        if let status = FileStatus(record), now.timeIntervalSince1970 - status.modified >= 3600 {
+            try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: record.path)
+        }
+        known.withLock { $0[key] = image }
+        return Outcome(image: image, wasProcessed: false)
     }
 
     private func recordURL(key: String) -> URL {

@@ -77,7 +77,7 @@ extension DiskCache {
                 let image = try? ProcessedImage.decode(data)
             {
                 files += image.renditions.map {
-                    renditions.appendingPathComponent(($0.path as NSString).lastPathComponent)
+                    renditions.appendingPathComponent($0.fileName)
                 }
             }
             entries.append(

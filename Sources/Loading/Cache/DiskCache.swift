@@ -27,6 +27,9 @@ public final class DiskCache: Sendable {
         var usedRenditionSets: Set<String> = []
         /// The records as the index file holds them.
         var persisted: [String: CacheRecord] = [:]
+        /// Blob sizes and times seen when the index was read, so that the first use of each in
+        /// a build needs no second stat(2); dropped when the build ends (``persist()``).
+        var statusAtOpen: [String: FileStatus] = [:]
     }
 
     struct IndexFile: Codable {
@@ -57,8 +60,8 @@ public final class DiskCache: Sendable {
         }
         lock = try CacheLock(file: root.appendingPathComponent("lock"))
         Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
-        let records = Self.loadRecords(from: indexFile, blobs: blobs)
-        state = Mutex(State(records: records, persisted: records))
+        let (records, status) = Self.loadRecords(from: indexFile, blobs: blobs)
+        state = Mutex(State(records: records, persisted: records, statusAtOpen: status))
     }
 
     /// Releases the lock, so that another process (or a new DiskCache) can open the cache.
@@ -87,6 +90,7 @@ public final class DiskCache: Sendable {
     /// since it was read or last written.
     public func persist() throws {
         let records: [CacheRecord]? = state.withLock { state in
+            state.statusAtOpen = [:]
             guard state.records != state.persisted else { return nil }
             state.persisted = state.records
             return state.records.values.sorted { $0.url < $1.url }
@@ -105,7 +109,15 @@ public final class DiskCache: Sendable {
     // MARK: Blobs
 
     func blobURL(for sha256: String) -> URL {
-        blobs.appendingPathComponent(sha256)
+        URL(fileURLWithPath: blobPath(for: sha256), isDirectory: false)
+    }
+
+    private func blobPath(for sha256: String) -> String {
+        Self.blobPath(for: sha256, in: blobs)
+    }
+
+    private static func blobPath(for sha256: String, in blobs: URL) -> String {
+        blobs.path + "/" + sha256
     }
 
     /// A new file name for a transfer under way.
@@ -116,6 +128,7 @@ public final class DiskCache: Sendable {
     /// Moves a complete, verified transfer into place as the blob of `sha256`.
     func commitBlob(_ file: URL, sha256: String) throws -> URL {
         let target = blobURL(for: sha256)
+        state.withLock { _ = $0.statusAtOpen.removeValue(forKey: sha256) }
         if FileManager.default.fileExists(atPath: target.path) {
             try? FileManager.default.removeItem(at: file)
         } else {
@@ -126,11 +139,14 @@ public final class DiskCache: Sendable {
 
     /// The blob of `record` if it is there and still holds the recorded bytes.
     func verifiedBlob(of record: CacheRecord) -> URL? {
-        let blob = blobURL(for: record.sha256)
-        guard let status = FileStatus(blob), status.size == record.size else { return nil }
+        let path = blobPath(for: record.sha256)
+        let seen = state.withLock { $0.statusAtOpen[record.sha256] }
+        guard let status = seen ?? FileStatus(path: path), status.size == record.size else { return nil }
+        let blob = URL(fileURLWithPath: path, isDirectory: false)
         let modified = status.modified
         if modified != record.blobModified {
             guard let digest = try? FileDigest.sha256(of: blob), digest.hex == record.sha256 else {
+                state.withLock { _ = $0.statusAtOpen.removeValue(forKey: record.sha256) }
                 try? FileManager.default.removeItem(at: blob)
                 return nil
             }
@@ -195,17 +211,21 @@ public final class DiskCache: Sendable {
         }
     }
 
-    /// The index's records whose blob exists with the recorded size; an unreadable index is
-    /// treated as empty (everything is fetched again), never trusted in part.
-    private static func loadRecords(from file: URL, blobs: URL) -> [String: CacheRecord] {
+    /// The index's records whose blob exists with the recorded size, and the status of each
+    /// blob; an unreadable index is treated as empty (everything is fetched again), never
+    /// trusted in part.
+    private static func loadRecords(from file: URL, blobs: URL) -> ([String: CacheRecord], [String: FileStatus]) {
         guard let data = FileManager.default.contents(atPath: file.path), let index = try? IndexFile.decode(data),
             index.version == 1
-        else { return [:] }
+        else { return ([:], [:]) }
         var records: [String: CacheRecord] = [:]
+        var status: [String: FileStatus] = [:]
         for record in index.records {
-            let blob = blobs.appendingPathComponent(record.sha256)
-            if FileStatus(blob)?.size == record.size { records[record.url] = record }
+            if status[record.sha256] == nil, let blob = FileStatus(path: blobPath(for: record.sha256, in: blobs)) {
+                status[record.sha256] = blob
+            }
+            if status[record.sha256]?.size == record.size { records[record.url] = record }
         }
-        return records
+        return (records, status)
     }
 }

@@ -85,16 +85,28 @@ public final class HTTPLoader: OriginalLoading {
         return (data, original)
     }
 
+    public func availableOriginal(for source: CanonicalURL) -> Original? {
+        let now = Date()
+        guard let record = cache.record(for: source.description) else { return nil }
+        let origin: Original.Origin
+        if configuration.offline {
+            origin = .offline
+        } else if !configuration.refresh, record.isFresh(at: now) {
+            origin = .fresh
+        } else {
+            return nil
+        }
+        guard let blob = cache.verifiedBlob(of: record) else { return nil }
+        return use(record, blob: blob, origin: origin, at: now, source: source)
+    }
+
     // MARK: Cache decisions
 
     private func load(_ source: CanonicalURL, expectsImage: Bool) async throws -> Original {
+        if let available = availableOriginal(for: source) { return available }
         let key = source.description
         let now = Date()
         if let record = cache.record(for: key), let blob = cache.verifiedBlob(of: record) {
-            if configuration.offline { return use(record, blob: blob, origin: .offline, at: now, source: source) }
-            if !configuration.refresh, record.isFresh(at: now) {
-                return use(record, blob: blob, origin: .fresh, at: now, source: source)
-            }
             do {
                 switch try await fetch(source, revalidating: record, expectsImage: expectsImage) {
                 case .notModified(let response):
