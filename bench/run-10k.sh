@@ -38,7 +38,7 @@ measure() {
     >"$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; exit 1; }
   read -r wall rss user sys <"$work/time.txt"
   read -r ok nm <<<"$(tail -n +"$((start_line + 1))" "$run/access.log" | awk '{ if ($1==200) ok++; if ($1==304) nm++ } END { printf "%d %d", ok, nm }')"
-  stages=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["seconds"]; print(" ".join(f"{k}={s[k]:.2f}" for k in ("feed","load","render","write")))' "$work/$name.json")
+  stages=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["seconds"]; print(" ".join(f"{k}={s[k]:.2f}" for k in ("feed","load","render","manifest","write")), "manifest+render=%.2f" % (s["manifest"] + s["render"]))' "$work/$name.json")
   results+=("$(printf '%-10s %8.2f %10.0f %6.0f %6d %6d   %s' "$name" "$wall" "$((rss / 1024))" "$(echo "100 * ($user + $sys) / ($wall + 0.001)" | bc -l)" "$ok" "$nm" "$stages")")
 }
 

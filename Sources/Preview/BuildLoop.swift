@@ -67,12 +67,12 @@ actor BuildLoop {
             do throws(BuildError) {
                 let result = try await builder.build()
                 previous?.cancel()
-                return await self.finished(
+                return self.finished(
                     id, .built(result), announce: !quietUnlessFeedChanged || result.feedSHA256 != feedBefore)
             } catch {
                 previous?.cancel()
                 if case .interrupted = error { return .superseded }
-                return await self.finished(id, .failed(error.description))
+                return self.finished(id, .failed(error.description))
             }
         }
         current = (id, task)

@@ -10,7 +10,7 @@ struct FeedPoller: Sendable {
     func run() async {
         while !Task.isCancelled {
             do { try await Task.sleep(for: interval) } catch { return }
-            await loop.start(reason: "poll", quietUnlessFeedChanged: true).value
+            _ = await loop.start(reason: "poll", quietUnlessFeedChanged: true).value
         }
     }
 }

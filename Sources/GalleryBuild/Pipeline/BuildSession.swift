@@ -141,8 +141,12 @@ struct BuildSession: Sendable {
         guard !Task.isCancelled else { throw .interrupted }
 
         // From here on the build runs to the end: the output is replaced as a whole or not at all.
+        let writer = OutputWriter(directory: layout.outputDirectory)
+        let manifestStart = clock.now
+        let previous = writer.previousManifest()
+        report.seconds["manifest"] = (clock.now - manifestStart).seconds
         let written = try await timed(.write, into: &report) { () throws(BuildError) in
-            try write(pages: pages, outcomes: outcomes, photos: feed.photos)
+            try write(pages: pages, outcomes: outcomes, photos: feed.photos, with: writer, previous: previous)
         }
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed
@@ -318,9 +322,10 @@ struct BuildSession: Sendable {
         }
     }
 
-    private func write(pages: [RenderedFile], outcomes: [Int: PhotoOutcome], photos: [Photo]) throws(BuildError)
-        -> OutputWriter.Result
-    {
+    private func write(
+        pages: [RenderedFile], outcomes: [Int: PhotoOutcome], photos: [Photo], with writer: OutputWriter,
+        previous: Manifest?
+    ) throws(BuildError) -> OutputWriter.Result {
         var files = pages.map { OutputFile(path: $0.path, content: .bytes($0.contents)) }
         var seen: Set<String> = []
         var manifestPhotos: [ManifestPhoto] = []
@@ -349,9 +354,8 @@ struct BuildSession: Sendable {
             )
         }
         let manifest = Manifest(photos: manifestPhotos, files: files.map(\.path).sorted())
-        let writer = OutputWriter(directory: layout.outputDirectory)
         do {
-            return try writer.write(files, manifest: manifest, previous: writer.previousManifest())
+            return try writer.write(files, manifest: manifest, previous: previous)
         } catch {
             throw .failed("cannot write the site to \(layout.outputDirectory.path): \(error.localizedDescription)")
         }
