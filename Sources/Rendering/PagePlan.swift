@@ -26,6 +26,8 @@ struct PagePlan: Sendable {
     let albums: [Album]
     let pages: [Page]
     var hasAlbumsPage: Bool { albums.count > Self.inlineAlbumLimit }
+    /// Text values go to the templates through ``Swift/String/escapableInTemplates``.
+    private var siteTitle: String { gallery.title.escapableInTemplates }
 
     init(gallery: Gallery, pageSize: Int) {
         self.gallery = gallery
@@ -72,7 +74,7 @@ struct PagePlan: Sendable {
                 suffix += 1
             }
             usedSlugs.insert(slug)
-            return Album(title: title, slug: slug, items: members[name] ?? [])
+            return Album(title: title.escapableInTemplates, slug: slug, items: members[name] ?? [])
         }
     }
 
@@ -93,8 +95,8 @@ struct PagePlan: Sendable {
     /// The albums page: every album with its first photo as a cover.
     func albumsPageContext() -> [String: Any] {
         [
-            "site": ["title": gallery.title],
-            "title": "Albums · \(gallery.title)",
+            "site": ["title": siteTitle],
+            "title": "Albums · \(siteTitle)",
             "albumCount": albums.count,
             "albums": albums.enumerated().map { offset, album in
                 var cover = album.items.first.map { PhotoViewModel.context(for: $0, eager: offset < 4) } ?? [:]
@@ -144,8 +146,8 @@ struct PagePlan: Sendable {
         if page.number > 1 { pageContext["previous"] = page.siblings[page.number - 2] }
         if page.number < pageCount { pageContext["next"] = page.siblings[page.number] }
         var context: [String: Any] = [
-            "site": ["title": gallery.title],
-            "title": page.album.map { "\($0.title) · \(gallery.title)" } ?? gallery.title,
+            "site": ["title": siteTitle],
+            "title": page.album.map { "\($0.title) · \(siteTitle)" } ?? siteTitle,
             "isIndex": page.album == nil,
             "photos": photos,
             "photoCount": page.album?.items.count ?? gallery.items.count,
@@ -168,7 +170,7 @@ struct PagePlan: Sendable {
         if page.album == nil, page.number == 1, !gallery.introHTML.isEmpty { context["intro"] = gallery.introHTML }
         if let album = page.album { context["albumTitle"] = album.title }
         if let base = gallery.baseURL, !base.isEmpty {
-            context["canonical"] = (base.hasSuffix("/") ? base : base + "/") + page.path
+            context["canonical"] = ((base.hasSuffix("/") ? base : base + "/") + page.path).escapableInTemplates
         }
         return context
     }

@@ -14,14 +14,14 @@ enum PhotoViewModel {
     static let sizes = "(min-width: 1100px) 25vw, (min-width: 700px) 33vw, 50vw"
 
     static func context(for item: GalleryItem, eager: Bool) -> [String: Any] {
-        let title = item.photo.title
+        let title = item.photo.title.escapableInTemplates
         var context: [String: Any] = [
             "title": title,
             "alt": title.isEmpty ? "Photo \(item.photo.index + 1)" : title,
         ]
-        if let link = item.photo.link { context["link"] = link.absoluteString }
+        if let link = item.photo.link { context["link"] = link.absoluteString.escapableInTemplates }
         guard let image = item.image, let fallback = fallbackFormat(of: image) else {
-            context["failure"] = item.failure ?? "not processed"
+            context["failure"] = (item.failure ?? "not processed").escapableInTemplates
             return context
         }
         let byFormat = Dictionary(grouping: image.renditions, by: \.format)

@@ -124,6 +124,39 @@ import Testing
         #expect(try page(files, "index.html").contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot; onload=&quot;x"))
     }
 
+    /// Mustache escapes by Character: a quote followed by a combining mark (or after a prepended
+    /// mark) is one Character that is not `"`, and went out raw, closing the attribute.
+    @Test func aQuoteJoinedToAMarkIsEscapedToo() async throws {
+        let evils = [
+            "x\"\u{301} onmouseover=alert(1) y=\"", "x'\u{200D} onfocus=alert(2)", "\u{600}\" onclick=alert(3)",
+            "<\u{FE0F}img src=x onerror=alert(4)>", "&\u{301}amp;",
+        ]
+        let items = evils.enumerated().map { Self.item($0.offset, title: $0.element, album: $0.element) }
+        let files = try await renderer().render(Gallery(title: evils[0], introHTML: "", baseURL: nil, items: items))
+        for file in files where file.path.hasSuffix(".html") {
+            let bytes = file.contents
+            // No raw quote, angle bracket or ampersand of the titles survives: search the bytes,
+            // since String's search compares Characters and would not see them either.
+            let raw = ["\"\u{301}", "'\u{200D}", "\u{600}\"", "<\u{FE0F}", "&\u{301}"].filter {
+                bytes.contains(Array($0.utf8))
+            }
+            #expect(raw.isEmpty, "\(file.path): raw \(raw.map { $0.unicodeScalars.map(\.value) })")
+            #expect(bytes.contains(Array("&quot;".utf8)) && bytes.contains(Array("&#39;".utf8)))
+            try HTMLCheck.assertWellFormed(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    @Test func specialCharactersStandAloneAfterPreparation() {
+        for text in ["a\"\u{301}b", "\u{600}'", "<\u{FE0F}&\u{200D}>\u{20E3}"] {
+            let prepared = text.escapableInTemplates
+            let specials = prepared.filter { $0.unicodeScalars.contains { "\"'<>&".unicodeScalars.contains($0) } }
+            #expect(specials.allSatisfy { $0.unicodeScalars.count == 1 }, "\(prepared.unicodeScalars.map(\.value))")
+            #expect(prepared.unicodeScalars.filter { $0 != "\u{200B}" }.elementsEqual(text.unicodeScalars))
+        }
+        let plain = "Sunset <over> the \"bay\" & café"
+        #expect(plain.escapableInTemplates == plain)
+    }
+
     @Test func pagesLinkToEachOther() async throws {
         let items = (0..<5).map { Self.item($0) }
         let files = try await renderer(pageSize: 2).render(
