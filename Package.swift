@@ -91,7 +91,12 @@ let package = Package(
         ),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "GalleryCore", "TestSupport"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "GalleryCore", "TestSupport"]),
+        .testTarget(
+            name: "RenderingTests",
+            dependencies: [
+                "Rendering", "GalleryCore", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
         .testTarget(name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["GalleryCore", "TestSupport"]),
         .testTarget(

@@ -25,7 +25,7 @@ public struct SiteRenderer: Sendable {
     }
 
     private let configuration: Configuration
-    private let library: MustacheLibrary
+    private let templates: Templates
     private let theme: URL
 
     public init(configuration: Configuration) async throws(RenderingError) {
@@ -37,7 +37,7 @@ public struct SiteRenderer: Sendable {
             throw RenderingError("\(theme.path): no page.mustache in the theme folder")
         }
         do {
-            self.library = try await MustacheLibrary(directory: theme.path)
+            self.templates = Templates(library: try await MustacheLibrary(directory: theme.path), theme: theme)
         } catch let error as MustacheLibrary.ParserError {
             throw RenderingError(
                 "\(theme.appendingPathComponent(error.filename).path):\(error.context.lineNumber):"
@@ -71,7 +71,7 @@ public struct SiteRenderer: Sendable {
     /// Every page of the site plus the theme's assets, in a stable order. Tiles, then pages, are
     /// rendered on every core.
     public func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
-        guard library.getTemplate(named: "page") != nil else {
+        guard templates.library.getTemplate(named: "page") != nil else {
             throw RenderingError("\(theme.path): the theme has no page template")
         }
         let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
@@ -89,20 +89,20 @@ public struct SiteRenderer: Sendable {
                 return tileOrder.count - 1
             }
         }
-        let library = library
+        let templates = templates
         let tiles = await tileOrder.concurrentMap { tile in
             var context = PhotoViewModel.context(for: tile.item, eager: tile.eager)
-            let html = library.render(context, withTemplate: "photo") ?? ""
+            let html = templates.render(context, "photo") ?? ""
             context["html"] = html.hasSuffix("\n") ? String(html.dropLast()) : html
             return PhotoViewModel.Rendered(context: context)
         }
         var files = await Array(zip(plan.pages, pageTiles)).concurrentMap { page, numbers in
             let context = plan.context(for: page, photos: numbers.map { tiles[$0].context })
             return RenderedFile(
-                path: page.path, contents: Array((library.render(context, withTemplate: "page") ?? "").utf8))
+                path: page.path, contents: Array((templates.render(context, "page") ?? "").utf8))
         }
         if plan.hasAlbumsPage {
-            guard let html = library.render(plan.albumsPageContext(), withTemplate: "albums") else {
+            guard let html = templates.render(plan.albumsPageContext(), "albums") else {
                 throw RenderingError(
                     "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
                 )
@@ -141,5 +141,29 @@ public struct SiteRenderer: Sendable {
             files.append(RenderedFile(path: "assets/\(relative)", contents: [UInt8](data)))
         }
         return files
+    }
+}
+
+/// The theme's templates: compiled (``CompiledTemplate``) where they keep to the subset it knows,
+/// swift-mustache for the rest and for partials.
+private struct Templates: Sendable {
+    let library: MustacheLibrary
+    private let compiled: [String: CompiledTemplate]
+
+    init(library: MustacheLibrary, theme: URL) {
+        self.library = library
+        var compiled: [String: CompiledTemplate] = [:]
+        for name in ["page", "photo", "albums"] {
+            let file = theme.appendingPathComponent("\(name).mustache")
+            if let source = try? String(contentsOf: file, encoding: .utf8), let template = CompiledTemplate(source) {
+                compiled[name] = template
+            }
+        }
+        self.compiled = compiled
+    }
+
+    func render(_ context: [String: Any], _ name: String) -> String? {
+        if let html = compiled[name]?.render(context) { return html }
+        return library.render(context, withTemplate: name)
     }
 }
