@@ -8,7 +8,10 @@ extension String {
     /// beside each such character makes it a Character of its own, which is then escaped; text
     /// without them is returned as it is.
     var escapableInTemplates: String {
-        guard utf8.contains(where: { Self.htmlSpecialBytes.contains($0) }) else { return self }
+        // Only text with both a special character and a non-ASCII one can hold such a cluster.
+        guard utf8.contains(where: { $0 >= 0x80 }), utf8.contains(where: { Self.htmlSpecialBytes.contains($0) }) else {
+            return self
+        }
         var result = String.UnicodeScalarView()
         for character in self {
             let scalars = character.unicodeScalars

@@ -126,6 +126,10 @@ struct BuildSession: Sendable {
         // Claim this build's URLs before an older build is let go, so shared loads are joined.
         await loader.claim(Set(sources.compactMap { $0 }))
         await supersede?()
+        // The previous build's manifest (needed only to write) is read while the photos load.
+        // Not before: until the build this one supersedes has ended, it may still write one.
+        let writer = OutputWriter(directory: layout.outputDirectory)
+        async let previousManifest = writer.timedPreviousManifest()
         report.counts.photos = feed.photos.count
         report.counts.skipped = feed.skipped.count
         for issue in feed.skipped {
@@ -141,10 +145,8 @@ struct BuildSession: Sendable {
         guard !Task.isCancelled else { throw .interrupted }
 
         // From here on the build runs to the end: the output is replaced as a whole or not at all.
-        let writer = OutputWriter(directory: layout.outputDirectory)
-        let manifestStart = clock.now
-        let previous = writer.previousManifest()
-        report.seconds["manifest"] = (clock.now - manifestStart).seconds
+        let (previous, manifestSeconds) = await previousManifest
+        report.seconds["manifest"] = manifestSeconds
         let written = try await timed(.write, into: &report) { () throws(BuildError) in
             try write(pages: pages, outcomes: outcomes, photos: feed.photos, with: writer, previous: previous)
         }
