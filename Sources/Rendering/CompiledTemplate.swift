@@ -275,7 +275,7 @@ struct CompiledTemplate: Sendable {
     /// HTML-escapes `&`, `<`, `>`, `"` and `'` as swift-mustache does, but by byte rather than by
     /// Character, so a mark joined to a quote cannot hide it.
     private static func appendEscaped(_ text: String, to output: inout String) {
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
+        guard text.utf8.contains(where: \.isHTMLSpecial) else {
             output += text
             return
         }

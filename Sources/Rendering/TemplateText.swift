@@ -9,20 +9,19 @@ extension String {
     /// without them is returned as it is.
     var escapableInTemplates: String {
         // Only text with both a special character and a non-ASCII one can hold such a cluster.
-        guard utf8.contains(where: { $0 >= 0x80 }), utf8.contains(where: { Self.htmlSpecialBytes.contains($0) }) else {
+        guard utf8.contains(where: { $0 >= 0x80 }), utf8.contains(where: \.isHTMLSpecial) else {
             return self
         }
         var result = String.UnicodeScalarView()
         for character in self {
             let scalars = character.unicodeScalars
-            guard scalars.count > 1,
-                scalars.contains(where: { $0.isASCII && Self.htmlSpecialBytes.contains(UInt8($0.value)) })
+            guard scalars.count > 1, scalars.contains(where: { $0.isASCII && UInt8($0.value).isHTMLSpecial })
             else {
                 result.append(contentsOf: scalars)
                 continue
             }
             for scalar in scalars {
-                if scalar.isASCII, Self.htmlSpecialBytes.contains(UInt8(scalar.value)) {
+                if scalar.isASCII, UInt8(scalar.value).isHTMLSpecial {
                     result.append(contentsOf: ["\u{200B}", scalar, "\u{200B}"])
                 } else {
                     result.append(scalar)
@@ -31,6 +30,14 @@ extension String {
         }
         return String(result)
     }
+}
 
-    private static let htmlSpecialBytes: Set<UInt8> = [0x22, 0x26, 0x27, 0x3C, 0x3E]
+extension UInt8 {
+    /// `"`, `&`, `'`, `<` or `>`: the bytes HTML escaping replaces (in Mustache's `{{value}}`).
+    var isHTMLSpecial: Bool {
+        switch self {
+        case 0x22, 0x26, 0x27, 0x3C, 0x3E: true
+        default: false
+        }
+    }
 }
