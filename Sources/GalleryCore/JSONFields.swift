@@ -57,6 +57,12 @@ package struct JSONFields {
         try optional(key, "a string", Self.string)
     }
 
+    /// A string naming one case of `T` (`"webp"` for `ImageFormat.webp`).
+    package func value<T: RawRepresentable>(_ key: String, expected: String) throws(Mismatch) -> T
+    where T.RawValue == String {
+        try required(key, expected) { Self.string($0).flatMap(T.init(rawValue:)) }
+    }
+
     package func int(_ key: String) throws(Mismatch) -> Int {
         try required(key, "an integer") { Self.number($0).flatMap { Int(exactly: $0) } }
     }

@@ -71,12 +71,8 @@ public struct ProcessedImage: Sendable, Hashable, Codable {
 
 extension Rendition {
     package init(json: JSONFields) throws(JSONFields.Mismatch) {
-        let formatName = try json.string(CodingKeys.format.stringValue)
-        guard let format = ImageFormat(rawValue: formatName) else {
-            throw JSONFields.Mismatch(path: CodingKeys.format.stringValue, expected: "avif, webp or jpeg")
-        }
         self.init(
-            format: format,
+            format: try json.value(CodingKeys.format.stringValue, expected: "avif, webp or jpeg"),
             width: try json.int(CodingKeys.width.stringValue),
             height: try json.int(CodingKeys.height.stringValue),
             path: try json.string(CodingKeys.path.stringValue),

@@ -52,6 +52,13 @@ import Testing
         } throws: { error in
             (error as? JSONFields.Mismatch)?.description == "photos[0].renditions[0].width: expected an integer"
         }
+        let format = text.replacingOccurrences(of: #""webp""#, with: #""gif""#)
+        #expect {
+            try Manifest.decode(Data(format.utf8))
+        } throws: { error in
+            (error as? JSONFields.Mismatch)?.description
+                == "photos[0].renditions[0].format: expected avif, webp or jpeg"
+        }
         #expect(throws: JSONParser.Failure.self) { try Manifest.decode(Data("{\"version\": 1,".utf8)) }
         #expect(throws: JSONFields.Mismatch.self) { try Manifest.decode(Data("[]".utf8)) }
     }
