@@ -40,14 +40,6 @@ struct OutputWriter {
         return try? Manifest.decode(data)
     }
 
-    /// ``previousManifest()`` and the seconds it took.
-    func timedPreviousManifest() async -> (Manifest?, Double) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let manifest = previousManifest()
-        return (manifest, (clock.now - start).seconds)
-    }
-
     func write(_ files: [OutputFile], manifest: Manifest, previous: Manifest?) throws -> Result {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)

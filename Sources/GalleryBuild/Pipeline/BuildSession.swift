@@ -129,7 +129,10 @@ struct BuildSession: Sendable {
         // The previous build's manifest (needed only to write) is read while the photos load.
         // Not before: until the build this one supersedes has ended, it may still write one.
         let writer = OutputWriter(directory: layout.outputDirectory)
-        async let previousManifest = writer.timedPreviousManifest()
+        async let previousManifest = { [clock] in
+            let start = clock.now
+            return (writer.previousManifest(), (clock.now - start).seconds)
+        }()
         report.counts.photos = feed.photos.count
         report.counts.skipped = feed.skipped.count
         for issue in feed.skipped {

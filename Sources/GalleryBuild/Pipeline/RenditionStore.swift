@@ -43,15 +43,12 @@ final class RenditionStore: Sendable {
 
     /// The renditions of `original` when the cache has them: no task, no wait.
     func availableRenditions(of original: Original) -> Outcome? {
-        let key = setKey(of: original)
-        cache.markRenditionSetUsed("\(key).json")
-        return cachedOutcome(key: key)
+        cachedOutcome(key: usedSetKey(of: original))
     }
 
     /// The renditions of `original`, from the cache or made now.
     func renditions(of original: Original) async throws -> Outcome {
-        let key = setKey(of: original)
-        cache.markRenditionSetUsed("\(key).json")
+        let key = usedSetKey(of: original)
         return try await inFlight.value(for: key) { [self] in
             if let cached = cachedOutcome(key: key) { return cached }
             var stems: [ImageFormat: String] = [:]
@@ -81,8 +78,11 @@ final class RenditionStore: Sendable {
         URL(fileURLWithPath: directory.path + "/" + rendition.fileName, isDirectory: false)
     }
 
-    private func setKey(of original: Original) -> String {
-        String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
+    /// The key of `original`'s rendition set, marked as used by this build (never evicted by it).
+    private func usedSetKey(of original: Original) -> String {
+        let key = String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
+        cache.markRenditionSetUsed("\(key).json")
+        return key
     }
 
     /// A set found in the cache, once per build: the record is read and checked on first use.
