@@ -16,7 +16,8 @@ package struct FileStatus: Sendable, Equatable {
     package var size: Int64
     /// Seconds since 1970, as `FileManager` reports `.modificationDate`.
     package var modified: Double
-    package var isDirectory: Bool
+    /// A plain file: not a folder, device, socket or pipe.
+    package var isRegularFile: Bool
 
     /// The status of the file at `path` (symbolic links followed), or nil when there is none.
     package init?(path: String) {
@@ -29,7 +30,7 @@ package struct FileStatus: Sendable, Equatable {
             let time = info.st_mtim
         #endif
         modified = Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000
-        isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+        isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
     }
 
     package init?(_ url: URL) {

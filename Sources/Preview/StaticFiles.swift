@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 import HTTPTypes
 import Hummingbird
 
@@ -45,11 +46,9 @@ struct StaticFiles: Sendable {
         let realRoot = root.resolvingSymlinksInPath().standardizedFileURL.path
         let realFile = candidate.resolvingSymlinksInPath().standardizedFileURL.path
         guard realFile.hasPrefix(realRoot.hasSuffix("/") ? realRoot : realRoot + "/") else { return nil }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: realFile),
-            attributes[.type] as? FileAttributeType == .typeRegular
-        else { return nil }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        let modified = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+        guard let status = FileStatus(path: realFile), status.isRegularFile else { return nil }
+        let size = Int(status.size)
+        let modified = Date(timeIntervalSince1970: status.modified)
         let fileExtension = candidate.pathExtension.lowercased()
         let isImage = segments.first == "images"
         return File(

@@ -22,9 +22,9 @@ import Testing
             let status = try #require(FileStatus(file))
             #expect(status.size == Int64(size))
             #expect(status.modified == (attributes[.modificationDate] as? Date)?.timeIntervalSince1970)
-            #expect(!status.isDirectory)
+            #expect(status.isRegularFile)
         }
-        #expect(FileStatus(folder)?.isDirectory == true)
+        #expect(FileStatus(folder)?.isRegularFile == false)
         #expect(FileStatus(folder.appendingPathComponent("missing")) == nil)
     }
 }
