@@ -39,6 +39,8 @@ import Testing
                 return 1
             }
         }
+        // The first caller's operation must be the one that runs: the second asks only once it waits.
+        try await waitUntil { await coalescer.waiterCount(for: "k") == 1 }
         let second = Task { try await coalescer.value(for: "k") { 2 } }
         try await waitUntil { await coalescer.waiterCount(for: "k") == 2 }
         first.cancel()
