@@ -184,8 +184,7 @@ final class LoaderFixture: @unchecked Sendable {
     @Test func retriesServerErrorsThenSucceeds() async throws {
         let attempts = Locked<Int>(0)
         let fixture = try await LoaderFixture { _ in
-            let count = (attempts.value ?? 0) + 1
-            attempts.set(count)
+            let count = attempts.update { $0 = ($0 ?? 0) + 1 } ?? 0
             return count <= 2 ? .text(503, "busy") : .photo(6)
         }
         let original = try await fixture.loader().original(for: fixture.url("/r.jpg"))
@@ -208,8 +207,7 @@ final class LoaderFixture: @unchecked Sendable {
     @Test func honoursRetryAfter() async throws {
         let attempts = Locked<Int>(0)
         let fixture = try await LoaderFixture { _ in
-            let count = (attempts.value ?? 0) + 1
-            attempts.set(count)
+            let count = attempts.update { $0 = ($0 ?? 0) + 1 } ?? 0
             return count == 1 ? .init(status: 429, headers: [("Retry-After", "1")]) : .photo(7)
         }
         let clock = ContinuousClock()

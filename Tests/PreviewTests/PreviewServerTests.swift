@@ -22,7 +22,7 @@ final class RunningPreview: Sendable {
         let server = PreviewServer(
             siteDirectory: site,
             configuration: PreviewServer.Configuration(port: 0, pollInterval: poll),
-            log: { line in lines.set((lines.value ?? []) + [line]) }
+            log: { line in lines.update { $0 = ($0 ?? []) + [line] } }
         )
         task = Task { try await server.run { ready.continuation.yield($0) } }
         var iterator = ready.stream.makeAsyncIterator()

@@ -66,4 +66,14 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     public var isSet: Bool { value != nil }
+
+    /// Changes the value in one step (a `value` then `set` from two threads loses one change);
+    /// returns the new value.
+    @discardableResult
+    public func update(_ change: (inout Value?) -> Void) -> Value? {
+        lock.lock()
+        defer { lock.unlock() }
+        change(&stored)
+        return stored
+    }
 }
