@@ -40,16 +40,23 @@ static inline const char *gg_vips_loader(const char *path) {
     return vips_foreign_find_load(path);
 }
 
-/// Decodes `path` once, shrinking on load, to at most `width` pixels wide (never upscaled),
-/// upright by its EXIF orientation; fails on any decoding error. No `export_profile`: on an
-/// image without an embedded profile, 8.14 would shift its colours (gg_vips_icc_to_srgb is for
-/// images that have one).
-static inline int gg_vips_thumbnail(const char *path, VipsImage **out, int width) {
+/// Opens `path` to decode it once, shrinking on load to fit `width` x `height` (never upscaled),
+/// as stored: not turned by its EXIF orientation (gg_vips_autorot does that after decoding, since
+/// vips_thumbnail's own turn decodes the whole image while the operation is built); fails on any
+/// decoding error. No `export_profile`: on an image without an embedded profile, 8.14 would shift
+/// its colours (gg_vips_icc_to_srgb is for images that have one).
+static inline int gg_vips_thumbnail(const char *path, VipsImage **out, int width, int height) {
     return vips_thumbnail(path, out, width,
-                          "height", VIPS_MAX_COORD,
+                          "height", height,
                           "size", VIPS_SIZE_DOWN,
+                          "no_rotate", TRUE,
                           "fail_on", VIPS_FAIL_ON_ERROR,
                           NULL);
+}
+
+/// Turns an image upright by its EXIF orientation (all eight) and drops the orientation tag.
+static inline int gg_vips_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
 }
 
 /// Whether the image carries an ICC profile.

@@ -62,7 +62,7 @@ public struct ImageProcessor: Sendable {
             _ = Vips.takeErrorText()
             throw ImagingError(.unsupportedFormat, "\(file.lastPathComponent) is not an image libvips can read")
         }
-        guard let pointer = gg_vips_open_header(file.path) else {
+        guard let pointer = Vips.serialised({ gg_vips_open_header(file.path) }) else {
             throw ImagingError(.decode, "cannot read the header of \(file.lastPathComponent): \(Vips.takeErrorText())")
         }
         let image = VipsImageRef(pointer)
@@ -90,7 +90,7 @@ public struct ImageProcessor: Sendable {
             )
         }
         let widths = Self.outputWidths(configured: configuration.widths, originalWidth: header.width)
-        let largest = try decode(file, width: widths.last ?? header.width)
+        let largest = try decode(file, width: widths.last ?? header.width, orientation: header.orientation)
         var renditions: [Rendition] = []
         var smallest = largest
         for width in widths.reversed() {
@@ -127,30 +127,37 @@ public struct ImageProcessor: Sendable {
         return widths.sorted()
     }
 
-    /// Decodes once, shrinking on load, upright, in 8-bit sRGB, held in memory.
-    private func decode(_ file: URL, width: Int) throws(ImagingError) -> VipsImageRef {
+    /// Decodes once, shrinking on load, upright, in 8-bit sRGB, held in memory. `orientation` is the
+    /// file's EXIF orientation (``ImageHeader/orientation``).
+    func decode(_ file: URL, width: Int, orientation: Int) throws(ImagingError) -> VipsImageRef {
+        let name = file.lastPathComponent
+        // Shrunk as stored, in a box turned with the image, and turned after decoding: building
+        // libvips' own turn would decode the whole image under Vips.serialised.
+        let swapsSides = orientation >= 5
+        let box = (
+            width: swapsSides ? Int32(VIPS_MAX_COORD) : Int32(width),
+            height: swapsSides ? Int32(width) : Int32(VIPS_MAX_COORD)
+        )
         var output: UnsafeMutablePointer<VipsImage>?
-        try Vips.check(.decode, "cannot decode \(file.lastPathComponent)") {
-            gg_vips_thumbnail(file.path, &output, Int32(width))
+        try Vips.check(.decode, "cannot decode \(name)") {
+            Vips.serialised { gg_vips_thumbnail(file.path, &output, box.width, box.height) }
         }
-        guard let output else { throw ImagingError(.decode, "cannot decode \(file.lastPathComponent)") }
+        guard let output else { throw ImagingError(.decode, "cannot decode \(name)") }
         var image = VipsImageRef(output)
         if gg_vips_has_icc_profile(image.pointer) != 0 {
-            image = try image.making(.decode, "cannot convert \(file.lastPathComponent) to sRGB") {
-                gg_vips_icc_to_srgb($0, $1)
-            }
+            image = try image.making(.decode, "cannot convert \(name) to sRGB") { gg_vips_icc_to_srgb($0, $1) }
         }
         // Grey, 16-bit and CMYK images become 8-bit sRGB too.
-        image = try image.making(.decode, "cannot convert \(file.lastPathComponent) to sRGB") {
-            gg_vips_to_srgb($0, $1)
-        }
+        image = try image.making(.decode, "cannot convert \(name) to sRGB") { gg_vips_to_srgb($0, $1) }
         // A sequential image can be read once; every width and format reads this one.
-        guard let memory = vips_image_copy_memory(image.pointer) else {
-            throw ImagingError(.decode, "cannot decode \(file.lastPathComponent): \(Vips.takeErrorText())")
+        var memory = try image.copiedToMemory(.decode, "cannot decode \(name)")
+        if orientation != 1 {
+            memory = try memory.making(.decode, "cannot turn \(name) upright") { gg_vips_autorot($0, $1) }
+                .copiedToMemory(.decode, "cannot turn \(name) upright")
         }
         // Ours alone: strip it here, so that no rendition (and no GPS position) carries metadata.
-        gg_vips_remove_metadata(memory)
-        return VipsImageRef(memory)
+        gg_vips_remove_metadata(memory.pointer)
+        return memory
     }
 
     /// Encodes to a temporary file beside `target`, flushes and renames it; returns its size.
