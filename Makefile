@@ -16,7 +16,7 @@ BROWSER_VENV := .build/browser-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG := .build/debug/gallerygen
 
-.PHONY: all deps bench-deps browser-deps build release demo test browser-test lint format bench clean
+.PHONY: all deps bench-deps browser-deps build release demo test browser-test lint format bench vips-threads clean
 
 all: build
 
@@ -72,6 +72,12 @@ format:
 ## BENCH_COUNT real 12-megapixel photos served by nginx (BENCHMARKS.md).
 bench: bench-deps release
 	@if [ "$(BENCH_SCENARIO)" = 10k ]; then bench/run-10k.sh; else BENCH_COUNT=$(BENCH_COUNT) bench/run.sh; fi
+
+## vips-threads: does this machine's libvips/liborc crash when threads compile Orc programs at
+## once, and does gallerygen's guard avoid it? (bench/vips-threads.c; a few minutes)
+vips-threads: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="gcc"
+	bench/vips-threads.sh
 
 clean:
 	rm -rf .build bench-work $(SITE)/public $(SITE)/.gallerygen-cache
