@@ -3,8 +3,8 @@
  * (Vips.serialised): libvips compiles an Orc program when it builds a resize or a blur and frees
  * it when the image goes; liborc splits and merges its list of code chunks without a lock.
  *
- *   make vips-threads                      # both modes, a few minutes
- *   bench-work/vips-threads PHOTO THREADS unguarded|guarded|novector   # one mode
+ *   make vips-threads                      # the three modes, a few minutes
+ *   bench-work/vips-threads/vips-threads PHOTO THREADS unguarded|guarded|novector   # one mode
  *
  * unguarded: every thread builds and releases as it likes (crashes with SIGSEGV within about
  *            20-100 s of 4-8 threads on a 2-core machine with Debian 12's liborc);
