@@ -80,7 +80,7 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
-        .testTarget(name: "GalleryCoreTests", dependencies: ["GalleryCore"]),
+        .testTarget(name: "GalleryCoreTests", dependencies: ["GalleryCore", "TestSupport"]),
         .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore"]),
         .testTarget(
             name: "LoadingTests",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GalleryCore
@@ -143,15 +144,6 @@ actor Gate {
         for waiter in waiters { waiter.resume() }
         waiters = []
     }
-}
-
-/// Polls a condition for up to five seconds (a liveness bound, not a timing assertion).
-func waitUntil(_ condition: () async -> Bool) async throws {
-    for _ in 0..<500 {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    Issue.record("condition never became true")
 }
 
 @Suite struct ConcurrentMapTests {

@@ -37,11 +37,7 @@ final class RunningPreview: Sendable {
 
     /// Waits (up to 20 s, a liveness bound) until a log line satisfies `condition`.
     func waitForLog(_ condition: @escaping (String) -> Bool) async throws {
-        for _ in 0..<2000 {
-            if log.contains(where: condition) { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("no such log line in: \(log)")
+        try await waitUntil(seconds: 20, "no such log line in: \(log)") { log.contains(where: condition) }
     }
 }
 
@@ -92,9 +88,7 @@ final class RunningPreview: Sendable {
         let preview = try await RunningPreview(site: site.url, poll: .milliseconds(300))
         try await preview.waitForLog { $0.hasPrefix("2 photos") }
         let polledBefore = upstream.server.count("/feed.json")
-        for _ in 0..<2000 where upstream.server.count("/feed.json") < polledBefore + 3 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil(seconds: 20) { upstream.server.count("/feed.json") >= polledBefore + 3 }
         #expect(upstream.server.count("/feed.json") >= polledBefore + 3, "the feed is polled")
         #expect(
             preview.log.filter { $0.hasSuffix("photos") || $0.contains(" photos, ") }.count == 1,
@@ -122,7 +116,7 @@ final class RunningPreview: Sendable {
             numbers.map { #"{"title": "P\#($0)", "imageUrl": "\#(server.baseURL)/photos/\#($0).jpg"}"# }
         }
         try site.writeFeed(feed(Array(1...20)))
-        for _ in 0..<2000 where server.requests.count < 4 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil(seconds: 20) { server.requests.count >= 4 }
         #expect(server.requests.count == 4, "four in flight, the rest queued")
 
         let kept = Array(stride(from: 1, through: 19, by: 2))
@@ -134,9 +128,7 @@ final class RunningPreview: Sendable {
         }
         let dropped = stride(from: 2, through: 20, by: 2).map { "/photos/\($0).jpg" }
         let requestedDropped = dropped.filter { server.count($0) > 0 }
-        for _ in 0..<300 where Set(server.abortedPaths) != Set(requestedDropped) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil(seconds: 3) { Set(server.abortedPaths) == Set(requestedDropped) }
         #expect(!requestedDropped.isEmpty, "some dropped photos were in flight")
         #expect(Set(server.abortedPaths) == Set(requestedDropped), "every dropped transfer in flight was aborted")
         #expect(requestedDropped.count <= 2, "queued dropped photos were never requested: \(requestedDropped)")
