@@ -34,7 +34,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        if let poll, poll < 1 { throw ValidationError("--poll must be at least 1 second") }
+        // A day at most: a longer sleep would overflow the clock's nanoseconds.
+        if let poll, !(1...86_400).contains(poll) {
+            throw ValidationError("--poll must be between 1 and 86400 seconds")
+        }
     }
 
     func run() async throws {

@@ -78,7 +78,21 @@ import Testing
         ("title: T\n", "gallery.yml:1:1: missing `feed:`"),
         ("feed: f.json\n", "gallery.yml:1:1: missing `title:`"),
         ("title: T\nfeed: [a\n", "gallery.yml:3:1: invalid YAML"),
-        ("title: T\nfeed: f.json\ntitle: again\n", "gallery.yml: invalid YAML: Parser: expected all keys to be unique"),
+        (
+            "title: T\nfeed: f.json\ntitle: again\n",
+            "gallery.yml:3:1: duplicate key \"title\" (first at line 1); each key may appear once"
+        ),
+        (
+            "title: T\nfeed: f.json\nimages:\n  quality: 70\n  widths: [1]\n  quality: 80\n",
+            "gallery.yml:6:3: duplicate key \"quality\" (first at line 4)"
+        ),
+        // Sizes past what 64 bits hold: an error on their line, not a trap (exit 132).
+        ("title: T\nfeed: f.json\ncache_limit: 10000000TB\n", "gallery.yml:3:14: `cache_limit` must be a size"),
+        ("title: T\nfeed: f.json\ncache_limit: 1e30GB\n", "gallery.yml:3:14: `cache_limit` must be a size"),
+        ("title: T\nfeed: f.json\ncache_limit: infGB\n", "gallery.yml:3:14: `cache_limit` must be a size"),
+        ("title: T\nfeed: f.json\nmax_image_bytes: 1e300MB\n", "gallery.yml:3:18: `max_image_bytes` must be a size"),
+        ("title: T\nfeed: f.json\nmax_image_bytes: 99999999999999999999\n", "gallery.yml:3:18: `max_image_bytes`"),
+        ("title: T\nfeed: f.json\npage_size: 99999999999999999999\n", "gallery.yml:3:12: `page_size` must be"),
     ])
     func badValuesPointAtTheirSpot(text: String, expected: String) {
         let error = #expect(throws: ConfigError.self) { try load(text) }
@@ -92,5 +106,9 @@ import Testing
         #expect(ConfigReader.parseByteCount("1048576") == 1_048_576)
         #expect(ConfigReader.parseByteCount("-1GB") == nil)
         #expect(ConfigReader.parseByteCount("big") == nil)
+        #expect(ConfigReader.parseByteCount("8000000TB") == 8_000_000_000_000_000_000)
+        for text in ["9300000TB", "nanGB", "infGB", "1e3MB", "0x10MB", "1.2.3GB", ".GB", "9223372036854775808"] {
+            #expect(ConfigReader.parseByteCount(text) == nil, "\(text)")
+        }
     }
 }

@@ -41,6 +41,8 @@ public struct ConfigLoader: Sendable {
             root = node
         } catch let error as ConfigError {
             throw error
+        } catch let YamlError.duplicatedKeysInMapping(duplicates, context) {
+            throw Self.duplicateKeyError(duplicates, near: context.mark, in: text, name: name)
         } catch let error as YamlError {
             throw Self.syntaxError(error, name: name)
         } catch {
@@ -48,6 +50,31 @@ public struct ConfigLoader: Sendable {
         }
         var reader = ConfigReader(name: name)
         return try reader.siteConfig(from: root)
+    }
+
+    /// Yams names the duplicated keys and one of their places; the message points at the second
+    /// occurrence (the one to remove or rename) and says where the first is.
+    static func duplicateKeyError(_ keys: [String], near mark: Mark, in text: String, name: String) -> ConfigError {
+        let key = keys.first ?? ""
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // The lines where `key:` starts at the column Yams gave, i.e. in the same mapping's indentation.
+        let places = lines.enumerated().compactMap { offset, line -> Int? in
+            let indent = line.prefix { $0 == " " }.count
+            guard indent + 1 == mark.column else { return nil }
+            let rest = line.dropFirst(indent)
+            for spelling in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(spelling) {
+                if rest.dropFirst(spelling.count).drop(while: { $0 == " " }).hasPrefix(":") { return offset + 1 }
+            }
+            return nil
+        }
+        guard places.count >= 2 else {
+            return ConfigError(
+                file: name, location: SourceLocation(file: name, line: mark.line, column: mark.column),
+                "duplicate key \"\(key)\"; each key may appear once")
+        }
+        return ConfigError(
+            file: name, location: SourceLocation(file: name, line: places[1], column: mark.column),
+            "duplicate key \"\(key)\" (first at line \(places[0])); each key may appear once")
     }
 
     private static func syntaxError(_ error: YamlError, name: String) -> ConfigError {

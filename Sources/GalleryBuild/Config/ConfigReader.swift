@@ -201,11 +201,17 @@ struct ConfigReader {
     private func byteCount(_ node: Node, key: String) throws(ConfigError) -> Int64 {
         let text = try string(node, key: key).trimmingWhitespace()
         guard let value = Self.parseByteCount(text) else {
-            throw error(at: node, "`\(key)` must be a size such as 500MB or 2GB (got \"\(text)\")")
+            throw error(
+                at: node,
+                "`\(key)` must be a size such as 500MB or 2GB, at most \(Self.largestByteCount) (got \"\(text)\")")
         }
         return value
     }
 
+    /// About the largest size a key takes (an Int64 of bytes holds up to 9.2e18).
+    static let largestByteCount = "8000000TB"
+
+    /// The size `text` names, or nil when it is no size or too large to hold.
     static func parseByteCount(_ text: String) -> Int64? {
         let units: [(String, Double)] = [
             ("kib", 1024), ("mib", 1_048_576), ("gib", 1_073_741_824), ("tib", 1_099_511_627_776),
@@ -214,8 +220,13 @@ struct ConfigReader {
         ]
         let lower = text.lowercased().replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "_", with: "")
         for (suffix, factor) in units where lower.hasSuffix(suffix) {
-            guard let number = Double(lower.dropLast(suffix.count)), number >= 0 else { return nil }
-            return Int64(number * factor)
+            // Digits and one point only: Double also reads "inf", "nan", "1e300" and hex, and a
+            // product past Int64 would trap on conversion instead of naming the line.
+            let digits = lower.dropLast(suffix.count)
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                digits.filter({ $0 == "." }).count <= 1, let number = Double(digits)
+            else { return nil }
+            return Int64(exactly: (number * factor).rounded(.down)) ?? nil
         }
         guard let number = Int64(lower), number >= 0 else { return nil }
         return number

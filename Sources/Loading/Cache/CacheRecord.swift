@@ -51,16 +51,18 @@ struct CacheRecord: Codable, Sendable, Equatable {
         let control = CacheControl(cacheControl)
         if control.noCache || control.noStore { return false }
         guard let lifetime = freshnessLifetime(control) else { return false }
-        return Double(lifetime) > currentAge(at: now)
+        return lifetime > currentAge(at: now)
     }
 
-    private func freshnessLifetime(_ control: CacheControl) -> Int? {
-        if let maxAge = control.maxAge { return maxAge }
+    /// In seconds, as a Double: the dates come from servers and from the index on disk, and a
+    /// difference past Int's range must not trap.
+    private func freshnessLifetime(_ control: CacheControl) -> Double? {
+        if let maxAge = control.maxAge { return Double(maxAge) }
         guard let expiresText = expires else { return nil }
         // An invalid Expires (like "0") means already expired (§5.3).
         guard let expiresDate = HTTPDate.parse(expiresText) else { return 0 }
         let dateValue = date.flatMap(HTTPDate.parse) ?? Date(timeIntervalSince1970: responseTime)
-        return Int(expiresDate.timeIntervalSince(dateValue))
+        return expiresDate.timeIntervalSince(dateValue)
     }
 
     /// §4.2.3, with the request time taken as the response time (the delay is negligible here).

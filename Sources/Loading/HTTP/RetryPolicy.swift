@@ -30,8 +30,9 @@ public struct RetryPolicy: Sendable {
     /// for a longer wait than the cap.
     func delay(afterAttempt attempt: Int, retryAfter: String?, now: Date = Date()) -> Duration? {
         if let retryAfter, let seconds = Self.seconds(inRetryAfter: retryAfter, now: now) {
-            let wait = Duration.milliseconds(Int64(seconds * 1000))
-            return wait <= maximumRetryAfter ? wait : nil
+            // Compared before converting: a server's "1e300" or "inf" would trap in Int64(_:).
+            guard seconds.isFinite, seconds <= maximumRetryAfter.seconds else { return nil }
+            return .milliseconds(Int64(seconds * 1000))
         }
         let exponential = baseDelay * (1 << min(attempt - 1, 16))
         let capped = min(exponential, maximumDelay)
@@ -42,7 +43,10 @@ public struct RetryPolicy: Sendable {
     /// Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3).
     static func seconds(inRetryAfter value: String, now: Date) -> Double? {
         let trimmed = value.trimmingWhitespace()
-        if let seconds = Double(trimmed) { return max(0, seconds) }
+        // delay-seconds is 1*DIGIT; Double alone would also take "nan", "inf" and "0x1p3".
+        if !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Double(trimmed) {
+            return seconds
+        }
         return HTTPDate.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }
 }
