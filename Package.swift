@@ -98,7 +98,8 @@ let package = Package(
             ],
             exclude: ["Golden"]  // read from the source tree by path, re-recorded in place
         ),
-        .testTarget(name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "TestSupport"]),
+        .testTarget(
+            name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["GalleryCore", "TestSupport"]),
         .testTarget(
             name: "PreviewTests",

@@ -12,6 +12,12 @@ static inline int gg_vips_init(const char *argv0) {
     return vips_init(argv0);
 }
 
+/// Sends libvips' own warnings and messages (the "VIPS-WARNING" lines it would print on
+/// standard error) to `handler` instead, so that they can be reported against the photo.
+static inline void gg_vips_capture_log(GLogFunc handler) {
+    g_log_set_handler("VIPS", (GLogLevelFlags)(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE), handler, NULL);
+}
+
 /// Batch settings: no operation cache (it would hold images across thousands of files) and
 /// `threads` worker threads per image pipeline.
 static inline void gg_vips_configure(int threads) {

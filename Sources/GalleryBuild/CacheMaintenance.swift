@@ -24,7 +24,7 @@ public struct CacheMaintenance: Sendable {
         let (config, cache, _) = try open()
         defer { cache.close() }
         do {
-            let removed = try cache.evict(toFit: limit ?? config.cacheLimit ?? Int64.max)
+            let (removed, _) = try cache.evict(toFit: limit ?? config.cacheLimit ?? Int64.max)
             return (removed, cache.info())
         } catch {
             throw .failed("\(error)")

@@ -84,21 +84,28 @@ public struct BuildResult: Sendable {
     /// The feed's content hash (remote and file feeds), to tell whether a re-fetched feed changed.
     public var feedSHA256: String?
 
-    /// True when the failures should fail the build: `--strict` (which counts stale copies used
-    /// because the server failed), or more than `max_failures`.
+    /// True when the failures should fail the build (``failure(strict:)`` says why).
     public func failsBuild(strict: Bool) -> Bool {
-        if strict, report.counts.stale > 0 { return true }
-        let failed = report.counts.failed
-        guard failed > 0 else { return false }
-        if strict { return true }
-        if let limit = config.maxFailures { return failed > limit }
-        return false
+        failure(strict: strict) != nil
     }
-}
 
-extension Duration {
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    /// Why the build counts as failed, or nil: a site that shows no photo at all (every photo
+    /// failed, or the feed had no usable entry) whatever `max_failures` says; with `--strict`,
+    /// any failure or stale copy; otherwise more failures than `max_failures`.
+    public func failure(strict: Bool) -> String? {
+        let counts = report.counts
+        if counts.photos == 0 {
+            let skipped = counts.skipped > 0 ? " (\(counts.skipped) entries skipped)" : ""
+            return "the feed has no usable entry\(skipped): the site shows no photo"
+        }
+        if counts.failed == counts.photos {
+            return "all \(counts.photos) photos failed: the site shows no photo"
+        }
+        if strict, counts.failed > 0 { return "\(counts.failed) photos failed (--strict)" }
+        if strict, counts.stale > 0 { return "\(counts.stale) photos came from stale copies (--strict)" }
+        if let limit = config.maxFailures, counts.failed > limit {
+            return "\(counts.failed) photos failed (over max_failures: \(limit))"
+        }
+        return nil
     }
 }

@@ -13,6 +13,10 @@ public struct Original: Sendable, Hashable {
     public var validators: Validators
     /// How this build got the bytes.
     public var origin: Origin
+    /// The server said `no-store`: `file` is a temporary file, deleted once the build has used it.
+    public var isTransient: Bool
+    /// What the user should know about these bytes (a stale copy used because the server failed).
+    public var warning: String?
 
     public init(
         source: CanonicalURL,
@@ -21,7 +25,8 @@ public struct Original: Sendable, Hashable {
         byteCount: Int64,
         contentType: String? = nil,
         validators: Validators = Validators(),
-        origin: Origin
+        origin: Origin,
+        isTransient: Bool = false
     ) {
         self.source = source
         self.file = file
@@ -30,6 +35,7 @@ public struct Original: Sendable, Hashable {
         self.contentType = contentType
         self.validators = validators
         self.origin = origin
+        self.isTransient = isTransient
     }
 
     /// How a build got an original's bytes.

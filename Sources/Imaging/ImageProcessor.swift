@@ -56,14 +56,15 @@ public struct ImageProcessor: Sendable {
         try Vips.start()
     }
 
-    /// Reads only the header of `file`.
-    public func header(of file: URL) throws(ImagingError) -> ImageHeader {
+    /// Reads only the header of `file`; `name` stands for it in messages.
+    public func header(of file: URL, name: String? = nil) throws(ImagingError) -> ImageHeader {
+        let name = name ?? file.lastPathComponent
         guard let loader = gg_vips_loader(file.path) else {
             _ = Vips.takeErrorText()
-            throw ImagingError(.unsupportedFormat, "\(file.lastPathComponent) is not an image libvips can read")
+            throw ImagingError(.unsupportedFormat, "\(name) is not an image libvips can read")
         }
         guard let pointer = Vips.serialised({ gg_vips_open_header(file.path) }) else {
-            throw ImagingError(.decode, "cannot read the header of \(file.lastPathComponent): \(Vips.takeErrorText())")
+            throw ImagingError(.decode, "cannot read the header of \(name): \(Vips.takeErrorText())")
         }
         let image = VipsImageRef(pointer)
         let orientation = Int(gg_vips_orientation(pointer))
@@ -81,23 +82,40 @@ public struct ImageProcessor: Sendable {
     public func process(_ file: URL, stems: [ImageFormat: String], into directory: URL) throws(ImagingError)
         -> ProcessedImage
     {
-        let header = try header(of: file)
+        try process(file, named: file.lastPathComponent, stems: stems, into: directory).image
+    }
+
+    /// ``process(_:stems:into:)``, with `name` standing for the file in every message, and the
+    /// warnings libvips gave about this file (and only this file) while it worked on it.
+    public func process(_ file: URL, named name: String, stems: [ImageFormat: String], into directory: URL)
+        throws(ImagingError) -> (image: ProcessedImage, warnings: [String])
+    {
+        try VipsMessages.attributed(file: file, name: name) { () throws(ImagingError) in
+            try processOnce(file, name: name, stems: stems, into: directory)
+        }
+    }
+
+    private func processOnce(_ file: URL, name: String, stems: [ImageFormat: String], into directory: URL)
+        throws(ImagingError) -> ProcessedImage
+    {
+        let header = try header(of: file, name: name)
         guard header.pixelCount <= configuration.maxPixels else {
             throw ImagingError(
                 .tooManyPixels,
-                "\(file.lastPathComponent) is \(header.width)x\(header.height) (\(header.pixelCount) pixels), over "
+                "\(name) is \(header.width)x\(header.height) (\(header.pixelCount) pixels), over "
                     + "max_pixels (\(configuration.maxPixels)); it was rejected before decoding"
             )
         }
         let widths = Self.outputWidths(configured: configuration.widths, originalWidth: header.width)
-        let largest = try decode(file, width: widths.last ?? header.width, orientation: header.orientation)
+        let largest = try decode(
+            file, name: name, width: widths.last ?? header.width, orientation: header.orientation)
         var renditions: [Rendition] = []
         var smallest = largest
         for width in widths.reversed() {
             let image =
                 width >= largest.width
                 ? largest
-                : try largest.making(.decode, "resizing \(file.lastPathComponent)") {
+                : try largest.making(.decode, "resizing \(name)") {
                     gg_vips_thumbnail_image($0, $1, Int32(width))
                 }
             for format in configuration.formats.sorted() {
@@ -115,7 +133,7 @@ public struct ImageProcessor: Sendable {
             width: header.width,
             height: header.height,
             renditions: renditions,
-            placeholder: try placeholder(from: smallest, name: file.lastPathComponent)
+            placeholder: try placeholder(from: smallest, name: name)
         )
     }
 
@@ -129,8 +147,8 @@ public struct ImageProcessor: Sendable {
 
     /// Decodes once, shrinking on load, upright, in 8-bit sRGB, held in memory. `orientation` is the
     /// file's EXIF orientation (``ImageHeader/orientation``).
-    func decode(_ file: URL, width: Int, orientation: Int) throws(ImagingError) -> VipsImageRef {
-        let name = file.lastPathComponent
+    func decode(_ file: URL, name: String? = nil, width: Int, orientation: Int) throws(ImagingError) -> VipsImageRef {
+        let name = name ?? file.lastPathComponent
         // Shrunk as stored, in a box turned with the image, and turned after decoding: building
         // libvips' own turn would decode the whole image under Vips.serialised.
         let swapsSides = orientation >= 5
@@ -188,7 +206,7 @@ public struct ImageProcessor: Sendable {
             throw error
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw ImagingError(.write, "cannot write \(target.path): \(error.localizedDescription)")
+            throw ImagingError(.write, "cannot write \(target.lastPathComponent): \(error.localizedDescription)")
         }
         return FileStatus(target)?.size ?? 0
     }

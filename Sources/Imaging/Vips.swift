@@ -8,6 +8,7 @@ enum Vips {
         guard gg_vips_init("gallerygen") == 0 else {
             return .failure(ImagingError(.initialisation, "libvips failed to start: \(takeErrorText())"))
         }
+        VipsMessages.install()
         return .success(String(cString: vips_version_string()))
     }()
 

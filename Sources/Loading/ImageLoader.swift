@@ -43,6 +43,14 @@ public final class ImageLoader: OriginalLoading {
         return remote?.availableOriginal(for: source)
     }
 
+    public func freshCopy(of damaged: Original) async throws -> Original {
+        guard !damaged.source.isFile, let remote else {
+            throw LoadingError(
+                .unreadableFile, url: damaged.source.description, "the file changed while the build was reading it")
+        }
+        return try await remote.freshCopy(of: damaged)
+    }
+
     /// Starts a new build on a loader that outlives builds (`gallerygen serve`): what earlier
     /// builds loaded is loaded again (revalidated), unless `keepingFinished` (the previous build
     /// was superseded before it ended, so its results are as new as this build's would be).

@@ -15,6 +15,10 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
         case cache
         case cancelled
         case unsupportedScheme
+        /// No complete answer in time: silence, a stalled or too slow body, or past the deadline.
+        case timedOut
+        /// Not asked: the host failed too many times in a row (``HostHealth``).
+        case hostDown
     }
 
     public var code: Code

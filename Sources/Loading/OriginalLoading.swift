@@ -13,4 +13,7 @@ public protocol OriginalLoading: Sendable {
     /// The original for `source` when it can be had at once, with no request and no hashing:
     /// fresh in the cache (or any cached copy with `--offline`). Nil means "ask ``original(for:)``".
     func availableOriginal(for source: CanonicalURL) -> Original?
+    /// Loads `damaged.source` anew, whole, after the cached bytes of `damaged` turned out not to
+    /// hash to its SHA-256 any more (damaged on disk between builds); the damaged copy is dropped.
+    func freshCopy(of damaged: Original) async throws -> Original
 }

@@ -40,8 +40,11 @@ struct BuildCommand: AsyncParsableCommand {
 
     func validate() throws {
         if refresh && offline { throw ValidationError("--refresh and --offline contradict each other; choose one") }
-        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if let perHost, perHost < 1 { throw ValidationError("--per-host must be at least 1") }
+        // The same ranges as gallery.yml's concurrency and per_host.
+        if let concurrency, !(1...256).contains(concurrency) {
+            throw ValidationError("--concurrency must be between 1 and 256")
+        }
+        if let perHost, !(1...256).contains(perHost) { throw ValidationError("--per-host must be between 1 and 256") }
     }
 
     func run() async throws {
@@ -61,15 +64,11 @@ struct BuildCommand: AsyncParsableCommand {
         case .success(let result):
             console.finish()
             if let report { try writeReport(result.report, to: report, console: console) }
-            for warning in result.report.warnings { console.warn(warning) }
-            for failure in result.report.failures {
-                console.warn("entry \(failure.index)\(failure.id.map { " (id \($0))" } ?? ""): \(failure.message)")
-            }
+            console.report(result.report)
             console.say(result.report.summary)
             console.say("Site written to \(result.layout.outputDirectory.path)/index.html")
-            if result.failsBuild(strict: strict) {
-                console.error(
-                    "\(result.report.counts.failed) photos failed" + (strict ? " (--strict)" : " (over max_failures)"))
+            if let reason = result.failure(strict: strict) {
+                console.error(reason)
                 throw ExitStatus.failed
             }
         case .failure(let error):

@@ -43,7 +43,26 @@ final class Console: Sendable {
                 clearBar()
                 warn(message)
             }
+        case .failed(let failure):
+            if verbose {
+                clearBar()
+                warn(failure.line)
+            }
         }
+    }
+
+    /// The end of a build: its warnings (unless `--verbose` printed them as they came), and its
+    /// failures one line per cause and host, with a count and a few examples.
+    func report(_ report: BuildReport) {
+        if !verbose {
+            let shown = 20
+            for warning in report.warnings.prefix(shown) { warn(warning) }
+            if report.warnings.count > shown {
+                warn(
+                    "… and \(report.warnings.count - shown) more warnings (--verbose prints each, --report lists them)")
+            }
+        }
+        for group in report.failureGroups() { warn(group.summary) }
     }
 
     func say(_ message: String) {

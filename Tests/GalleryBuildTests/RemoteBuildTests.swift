@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import Loading
 import TestSupport
 import Testing
 
@@ -198,11 +199,72 @@ import Testing
         let site = try site(feed: upstream.feedURL, extraConfig: "cache_limit: 1B")
         let result = try await build(site)
         #expect(result.report.counts.failed == 0)
+        #expect(
+            result.report.warnings.contains { $0.contains("over cache_limit (1 B): this build alone uses that much") },
+            "going over the limit is said: \(result.report.warnings)")
         // Everything this build used is kept, however small the limit.
         #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/blobs").count == 5, "four photos and the feed")
         upstream.setCount(1)
         _ = try await build(site)
         #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/blobs").count == 2, "unused ones evicted")
+        try await upstream.server.shutdown()
+    }
+
+    // MARK: A damaged cache (issue 10, case 2)
+
+    /// The cached blob of the first photo of the site's manifest.
+    func blob(ofFirstPhotoIn site: FixtureSite) throws -> URL {
+        let manifest = try Manifest.decode(Data(contentsOf: site.folder.file("public/\(Manifest.fileName)")))
+        let sha256 = try #require(manifest.photos.first?.sha256)
+        return site.folder.file(".gallerygen-cache/v1/blobs/\(sha256)")
+    }
+
+    @Test func aTruncatedBlobIsReplacedByTheNextDownloadAndStaysRepaired() async throws {
+        let upstream = try await Upstream(count: 2)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        let blob = try blob(ofFirstPhotoIn: site)
+        let whole = try Data(contentsOf: blob)
+        try whole.prefix(whole.count / 2).write(to: blob)
+        upstream.server.resetCounts()
+
+        let repaired = try await build(site)
+
+        #expect(upstream.server.count("/photos/1.jpg") == 1)
+        #expect(upstream.photoRequests.filter { !$0.isConditional }.map(\.path) == ["/photos/1.jpg"])
+        #expect(repaired.report.counts.downloaded == 1 && repaired.report.counts.failed == 0)
+        #expect(try Data(contentsOf: blob) == whole, "the blob holds the whole photo again")
+
+        upstream.server.resetCounts()
+        let next = try await build(site)
+        #expect(upstream.photoRequests.allSatisfy { $0.isConditional }, "repaired for good: no second download")
+        #expect(next.report.counts.downloaded == 0 && next.report.counts.notModified == 2)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aFlippedByteUnderAnOldMtimeIsCaughtBeforeItIsDecoded() async throws {
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl("max-age=3600")
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        let images = try site.snapshot(of: "public/images").mapValues(\.0)
+        let blob = try blob(ofFirstPhotoIn: site)
+        let modified = try #require(
+            try FileManager.default.attributesOfItem(atPath: blob.path)[.modificationDate] as? Date)
+        var bytes = try [UInt8](Data(contentsOf: blob))
+        bytes[bytes.count / 2] ^= 0x55
+        try Data(bytes).write(to: blob)
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: blob.path)
+        // Thumbnails gone: the build must decode the originals, and so must trust them first.
+        try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache/v1/renditions"))
+        upstream.server.resetCounts()
+
+        let result = try await build(site)
+
+        #expect(upstream.photoRequests.map(\.path) == ["/photos/1.jpg"], "only the damaged photo, once")
+        #expect(result.report.counts.failed == 0 && result.report.counts.processed == 2)
+        #expect(try site.snapshot(of: "public/images").mapValues(\.0) == images, "the same thumbnails")
+        #expect(try FileDigest.sha256(of: blob).hex == blob.lastPathComponent)
         try await upstream.server.shutdown()
     }
 }

@@ -26,6 +26,11 @@ public final class TestHTTPServer: Sendable {
         public var delay: Duration?
         /// Send only this many body bytes (with the full Content-Length), then close the connection.
         public var truncateAfter: Int?
+        /// Send the body `bytes` at a time with a pause of `every` between pieces (a slow or
+        /// hostile server); a client that hangs up is recorded as an aborted transfer.
+        public var trickle: (bytes: Int, every: Duration)?
+        /// Read the request and never answer it (a host that accepts and goes silent).
+        public var neverAnswer = false
 
         public init(
             status: Int = 200,
@@ -100,6 +105,8 @@ public final class TestHTTPServer: Sendable {
         state.withLock { $0.aborted.append(path) }
     }
     public var maxConcurrent: Int { state.withLock { $0.maxInFlight } }
+    /// Requests being answered now (a silent host's stay here).
+    public var inFlight: Int { state.withLock { $0.inFlight } }
 
     public func count(_ path: String) -> Int {
         state.withLock { $0.requests.filter { $0.path == path }.count }
@@ -163,11 +170,10 @@ private final class ConnectionHandler: ChannelInboundHandler {
             for (name, value) in head.headers { headers[name.lowercased()] = value }
             let request = TestHTTPServer.Request(method: "\(head.method)", uri: head.uri, headers: headers)
             let response = server.begin(request)
+            if response.neverAnswer { return }
             let loop = context.eventLoop.assumeIsolated()
             if let delay = response.delay {
-                let nanoseconds =
-                    delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-                loop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+                loop.scheduleTask(in: Self.timeAmount(delay)) {
                     self.respond(
                         response, context: context, keepAlive: head.isKeepAlive, server: server, path: request.path)
                 }
@@ -196,6 +202,13 @@ private final class ConnectionHandler: ChannelInboundHandler {
         let status = HTTPResponseStatus(statusCode: response.status)
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if let trickle = response.trickle {
+            context.flush()
+            trickleBody(
+                response.body[...], piece: trickle.bytes, every: Self.timeAmount(trickle.every), context: context,
+                server: server, path: path)
+            return
+        }
         let bodyBytes = response.truncateAfter.map { Array(response.body.prefix($0)) } ?? response.body
         if !bodyBytes.isEmpty {
             context.write(
@@ -208,6 +221,32 @@ private final class ConnectionHandler: ChannelInboundHandler {
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         if !keepAlive { context.close(promise: nil) }
+    }
+
+    /// Sends `rest` a piece at a time; ends the response when it is all sent, or records an
+    /// aborted transfer when the client has gone.
+    private func trickleBody(
+        _ rest: ArraySlice<UInt8>, piece: Int, every interval: TimeAmount, context: ChannelHandlerContext,
+        server: TestHTTPServer, path: String
+    ) {
+        guard context.channel.isActive else {
+            server.recordAborted(path)
+            return
+        }
+        guard !rest.isEmpty else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        let buffer = context.channel.allocator.buffer(bytes: rest.prefix(piece))
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
+            self.trickleBody(
+                rest.dropFirst(piece), piece: piece, every: interval, context: context, server: server, path: path)
+        }
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

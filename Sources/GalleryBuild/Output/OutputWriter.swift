@@ -21,11 +21,28 @@ struct OutputFile: Sendable {
     var content: Content
 }
 
-/// Writes the site into the output folder: each file atomically and only when its content
-/// changed (an unchanged file keeps its mtime), then removes what the previous build wrote and
-/// this one does not, then writes the manifest last.
+/// Writes the site into the output folder so that a failure at any point (a full disk, a
+/// read-only file) leaves the site the previous build wrote:
+///
+/// 1. content files (thumbnails: new names beside the old ones) are copied in, each atomically;
+/// 2. every page and asset that changed is written to a temporary name beside its target;
+/// 3. only when all of them are on disk are they renamed into place (a rename needs no space);
+/// 4. files the previous build wrote and this one does not are removed;
+/// 5. the manifest is written last.
+///
+/// A failure in 1 or 2 removes what this build added (the temporary files and the content files
+/// it created), so nothing is left that no manifest names. Unchanged files are not rewritten
+/// (they keep their mtime).
 struct OutputWriter {
     let directory: URL
+    /// Called with each file's relative path just before it is written: tests make it throw to
+    /// stand in for a full disk.
+    var beforeWriting: (@Sendable (String) throws -> Void)?
+
+    init(directory: URL, beforeWriting: (@Sendable (String) throws -> Void)? = nil) {
+        self.directory = directory
+        self.beforeWriting = beforeWriting
+    }
 
     struct Result {
         var written = 0
@@ -45,15 +62,15 @@ struct OutputWriter {
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         removeLeftovers()
         var result = Result()
-        for file in files {
-            let target = directory.appendingPathComponent(file.path)
-            switch file.content {
-            case .bytes(let bytes):
-                guard try writeIfChanged(bytes, to: target) else { continue }
-                result.bytesWritten += Int64(bytes.count)
-            case .copy(let source, let size):
+        var created: [URL] = []
+        var staged: [(temporary: URL, target: URL)] = []
+        do {
+            for file in files {
+                guard case .copy(let source, let size) = file.content else { continue }
+                let target = directory.appendingPathComponent(file.path)
                 if FileStatus(target)?.size == size { continue }
-                result.bytesWritten += size
+                try beforeWriting?(file.path)
+                let existed = fileManager.fileExists(atPath: target.path)
                 try fileManager.createDirectory(
                     at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 let temporary = AtomicFile.temporaryURL(for: target)
@@ -64,8 +81,37 @@ struct OutputWriter {
                     try? fileManager.removeItem(at: temporary)
                     throw error
                 }
+                if !existed { created.append(target) }
+                result.bytesWritten += size
+                result.written += 1
             }
-            result.written += 1
+            for file in files {
+                guard case .bytes(let bytes) = file.content else { continue }
+                let target = directory.appendingPathComponent(file.path)
+                if let existing = fileManager.contents(atPath: target.path), Self.same(existing, bytes) { continue }
+                try beforeWriting?(file.path)
+                try fileManager.createDirectory(
+                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let temporary = AtomicFile.temporaryURL(for: target)
+                staged.append((temporary, target))
+                try Data(bytes).write(to: temporary)
+                try AtomicFile.synchronize(temporary)
+                result.bytesWritten += Int64(bytes.count)
+                result.written += 1
+            }
+        } catch {
+            for (temporary, _) in staged { try? fileManager.removeItem(at: temporary) }
+            for target in created { try? fileManager.removeItem(at: target) }
+            throw error
+        }
+        for (temporary, target) in staged {
+            guard rename(temporary.path, target.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                for (temporary, _) in staged { try? fileManager.removeItem(at: temporary) }
+                throw CocoaError(
+                    .fileWriteUnknown,
+                    userInfo: [NSLocalizedDescriptionKey: "cannot rename into \(target.path): \(reason)"])
+            }
         }
         let produced = Set(files.map(\.path))
         for stale in previous?.files ?? [] where !produced.contains(stale) && Self.isSafeRelativePath(stale) {
@@ -76,6 +122,7 @@ struct OutputWriter {
         if manifest != previous
             || !fileManager.fileExists(atPath: directory.appendingPathComponent(Manifest.fileName).path)
         {
+            try beforeWriting?(Manifest.fileName)
             try writeIfChanged([UInt8](try manifest.encoded()), to: directory.appendingPathComponent(Manifest.fileName))
         }
         return result

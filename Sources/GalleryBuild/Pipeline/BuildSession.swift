@@ -104,24 +104,43 @@ struct BuildSession: Sendable {
             await loader.cancelAndDrain()
             await renditions.drain()
         }
-        var persistError: String?
+        var cacheWarning: String?
         do {
             try cache.persist()
-            if let limit = config.cacheLimit, case .success = result { try cache.evict(toFit: limit) }
+            if let limit = config.cacheLimit, case .success = result {
+                let (_, remaining) = try cache.evict(toFit: limit)
+                if remaining > limit {
+                    cacheWarning =
+                        "the cache holds \(BuildReport.formatBytes(remaining)), over cache_limit "
+                        + "(\(BuildReport.formatBytes(limit))): this build alone uses that much, and what a build "
+                        + "uses is never evicted; raise cache_limit to at least that"
+                }
+            }
         } catch {
-            persistError = "\(error)"
+            cacheWarning = "\(error)"
         }
         if ownsResources { await resources.shutdown() }
         var (report, feedSHA256) = try result.get()
-        if let persistError { report.warnings.append(persistError) }
+        if let cacheWarning {
+            report.warnings.append(cacheWarning)
+            events(.warning(cacheWarning))
+        }
         return (report, feedSHA256)
     }
 
     private func runStages(statisticsBefore: TransferStatistics) async throws(BuildError) -> (BuildReport, String?) {
         var report = BuildReport()
-        report.output = layout.outputDirectory.path
+        // Relative to the site, like every path in the report and the manifest: the same site
+        // checked out elsewhere gives the same report.
+        report.output = relativeName(of: layout.outputDirectory)
 
-        let (feed, feedSHA256) = try await timed(.feed, into: &report) { () throws(BuildError) in try await readFeed() }
+        let (feed, feedSHA256, feedWarning) = try await timed(.feed, into: &report) { () throws(BuildError) in
+            try await readFeed()
+        }
+        if let feedWarning {
+            report.warnings.append(feedWarning)
+            events(.warning(feedWarning))
+        }
         let sources = await feed.photos.concurrentMap { CanonicalURL($0.source) }
         // Claim this build's URLs before an older build is let go, so shared loads are joined.
         await loader.claim(Set(sources.compactMap { $0 }))
@@ -136,7 +155,10 @@ struct BuildSession: Sendable {
         report.counts.photos = feed.photos.count
         report.counts.skipped = feed.skipped.count
         for issue in feed.skipped {
-            report.failures.append(.init(index: issue.index, id: nil, url: nil, stage: "feed", message: issue.message))
+            report.failures.append(
+                .init(
+                    index: issue.index, id: nil, url: nil, stage: "feed", cause: "no usable image URL", host: nil,
+                    message: issue.message))
         }
 
         let outcomes = try await processPhotos(feed.photos, sources: sources, report: &report)
@@ -159,15 +181,15 @@ struct BuildSession: Sendable {
         let transfers = http.statistics
         report.counts.requests = transfers.requests - statisticsBefore.requests
         report.counts.bytesTransferred = transfers.bodyBytes - statisticsBefore.bodyBytes
-        report.warnings += transfers.warnings.dropFirst(statisticsBefore.warnings.count)
         report.failures.sort { ($0.index, $0.stage) < ($1.index, $1.stage) }
         return (report, feedSHA256)
     }
 
     // MARK: Stages
 
-    /// The feed, and the hash of its bytes (nil for a folder).
-    private func readFeed() async throws(BuildError) -> (FeedDocument, String?) {
+    /// The feed, the hash of its bytes (nil for a folder), and a warning when a stale copy of a
+    /// remote feed stood in for it.
+    private func readFeed() async throws(BuildError) -> (FeedDocument, String?, String?) {
         let reader = FeedReader(
             configuration: FeedReader.Configuration(
                 format: config.feed.format,
@@ -178,18 +200,22 @@ struct BuildSession: Sendable {
         do {
             switch layout.feed {
             case .folder(let folder):
-                return (try reader.document(fromFolder: folder), nil)
+                return (try reader.document(fromFolder: folder), nil, nil)
             case .file(let file):
                 guard let data = FileManager.default.contents(atPath: file.path) else {
                     throw BuildError.failed("\(file.path): cannot read the feed")
                 }
                 return (
-                    try reader.document(from: data, location: file, name: relativeName(of: file)), sha256Hex(of: data)
+                    try reader.document(from: data, location: file, name: relativeName(of: file)), sha256Hex(of: data),
+                    nil
                 )
             case .remote(let url):
                 guard let source = CanonicalURL(url) else { throw BuildError.failed("\(url): not a usable feed URL") }
                 let (data, original) = try await http.document(for: source)
-                return (try reader.document(from: data, location: url, name: url.absoluteString), original.sha256)
+                return (
+                    try reader.document(from: data, location: url, name: url.absoluteString), original.sha256,
+                    original.warning.map { "feed \(url.absoluteString): \($0)" }
+                )
             }
         } catch let error as BuildError {
             throw error
@@ -229,7 +255,7 @@ struct BuildSession: Sendable {
             for (offset, photo) in photos.enumerated() {
                 let (original, image) = available[offset]
                 if let original, let image {
-                    outcomes[photo.index] = .done(original: original, image: image, wasProcessed: false)
+                    outcomes[photo.index] = .done(original: original, image: image, wasProcessed: false, warnings: [])
                     continue
                 }
                 group.addTask {
@@ -249,14 +275,18 @@ struct BuildSession: Sendable {
         return outcomes
     }
 
-    /// Loads (unless `original` is already known) and processes one photo.
+    /// Loads (unless `original` is already known) and processes one photo. Failures and warnings
+    /// are announced as they happen (`--verbose` prints them then) and kept for the report.
     private func process(
         _ photo: Photo, source: CanonicalURL?, original known: Original?, advanced: @Sendable (BuildStage) -> Void
     ) async -> PhotoOutcome {
+        let name = displayName(of: photo.source)
         guard let source else {
-            return .failed(stage: "load", message: "\(photo.source): not a loadable URL")
+            advanced(.load)
+            advanced(.images)
+            return failed(photo, stage: "load", cause: "not a loadable URL", message: "not a loadable URL")
         }
-        let original: Original
+        var original: Original
         do {
             if let known {
                 original = known
@@ -267,16 +297,48 @@ struct BuildSession: Sendable {
         } catch {
             advanced(.load)
             advanced(.images)
-            return .failed(stage: "load", message: "\(error)")
+            return failed(photo, stage: "load", error: error)
+        }
+        var warnings = original.warning.map { ["\(name): \($0)"] } ?? []
+        defer {
+            // A no-store body is kept only while it is used.
+            if original.isTransient { try? FileManager.default.removeItem(at: original.file) }
         }
         do {
-            let outcome = try await renditions.renditions(of: original)
+            let outcome = try await renditions.renditions(of: original, name: name) { [loader] damaged in
+                try await loader.freshCopy(of: damaged)
+            }
             advanced(.images)
-            return .done(original: original, image: outcome.image, wasProcessed: outcome.wasProcessed)
+            original = outcome.original ?? original
+            warnings += outcome.warnings.map { "\(name): \($0)" }
+            for warning in warnings { events(.warning(warning)) }
+            return .done(
+                original: original, image: outcome.image, wasProcessed: outcome.wasProcessed, warnings: warnings)
         } catch {
             advanced(.images)
-            return .failed(stage: "image", message: "\(source): \(error)", original: original)
+            for warning in warnings { events(.warning(warning)) }
+            return failed(photo, stage: "image", error: error, original: original, warnings: warnings)
         }
+    }
+
+    private func failed(
+        _ photo: Photo, stage: String, error: any Error, original: Original? = nil, warnings: [String] = []
+    ) -> PhotoOutcome {
+        failed(
+            photo, stage: stage, cause: FailureCause.of(error), message: FailureCause.message(of: error),
+            original: original, warnings: warnings)
+    }
+
+    private func failed(
+        _ photo: Photo, stage: String, cause: String, message: String, original: Original? = nil,
+        warnings: [String] = []
+    ) -> PhotoOutcome {
+        let failure = BuildReport.Failure(
+            index: photo.index, id: photo.id, url: displayName(of: photo.source), stage: stage, cause: cause,
+            host: photo.source.isFileURL ? nil : photo.source.host?.lowercased(),
+            message: "\(displayName(of: photo.source)): \(message)")
+        events(.failed(failure))
+        return .failed(failure, original: original, warnings: warnings)
     }
 
     private func tally(_ outcomes: [Int: PhotoOutcome], photos: [Photo], into report: inout BuildReport) {
@@ -292,17 +354,14 @@ struct BuildSession: Sendable {
                 case .fresh, .offline: report.counts.fresh += 1
                 case .stale: report.counts.stale += 1
                 }
+                report.warnings += outcome.warnings
             }
             switch outcome {
-            case .done(let original, _, let wasProcessed):
+            case .done(let original, _, let wasProcessed, _):
                 if wasProcessed, processedKeys.insert(original.sha256).inserted { report.counts.processed += 1 }
-            case .failed(let stage, let message, _):
+            case .failed(let failure, _, _):
                 report.counts.failed += 1
-                report.failures.append(
-                    .init(
-                        index: photo.index, id: photo.id, url: photo.source.absoluteString, stage: stage,
-                        message: message)
-                )
+                report.failures.append(failure)
             }
         }
     }
@@ -427,23 +486,29 @@ final class StageCounter: Sendable {
 
 /// What became of one photo.
 enum PhotoOutcome: Sendable {
-    case done(original: Original, image: ProcessedImage, wasProcessed: Bool)
-    case failed(stage: String, message: String, original: Original? = nil)
+    case done(original: Original, image: ProcessedImage, wasProcessed: Bool, warnings: [String])
+    case failed(BuildReport.Failure, original: Original?, warnings: [String])
 
     var image: ProcessedImage? {
-        if case .done(_, let image, _) = self { return image }
+        if case .done(_, let image, _, _) = self { return image }
         return nil
     }
 
     var original: Original? {
         switch self {
-        case .done(let original, _, _): original
-        case .failed(_, _, let original): original
+        case .done(let original, _, _, _): original
+        case .failed(_, let original, _): original
+        }
+    }
+
+    var warnings: [String] {
+        switch self {
+        case .done(_, _, _, let warnings), .failed(_, _, let warnings): warnings
         }
     }
 
     var failureMessage: String? {
-        if case .failed(_, let message, _) = self { return message }
+        if case .failed(let failure, _, _) = self { return failure.message }
         return nil
     }
 }

@@ -20,8 +20,13 @@ final class RenditionStore: Sendable {
 
     struct Outcome: Sendable {
         var image: ProcessedImage
+        /// The original the renditions are of: the one asked about, or its fresh copy when the
+        /// cached bytes were found damaged.
+        var original: Original?
         /// False when the renditions came from the cache.
         var wasProcessed: Bool
+        /// What libvips said about the original while making them.
+        var warnings: [String] = []
     }
 
     init(
@@ -46,11 +51,30 @@ final class RenditionStore: Sendable {
         cachedOutcome(key: usedSetKey(of: original))
     }
 
-    /// The renditions of `original`, from the cache or made now.
-    func renditions(of original: Original) async throws -> Outcome {
+    /// The renditions of `original`, from the cache or made now. An original the cache served
+    /// is hashed before it is decoded (its mtime proves nothing against a flipped byte); when it
+    /// no longer matches, `freshCopy` replaces it and the renditions are made from that.
+    /// `name` stands for the original in messages.
+    func renditions(
+        of original: Original, name: String, freshCopy: @escaping @Sendable (Original) async throws -> Original
+    ) async throws -> Outcome {
         let key = usedSetKey(of: original)
         return try await inFlight.value(for: key) { [self] in
             if let cached = cachedOutcome(key: key) { return cached }
+            var original = original
+            if original.origin != .downloaded && original.origin != .local {
+                let file = original.file
+                let actual = try await pool.run { try FileDigest.sha256(of: file).hex }
+                if actual != original.sha256 {
+                    let damaged = original.sha256
+                    original = try await freshCopy(original)
+                    if original.sha256 != damaged, let cached = cachedOutcome(key: usedSetKey(of: original)) {
+                        var outcome = cached
+                        outcome.original = original
+                        return outcome
+                    }
+                }
+            }
             var stems: [ImageFormat: String] = [:]
             for format in recipe.formats {
                 stems[format] = String(
@@ -58,13 +82,13 @@ final class RenditionStore: Sendable {
             }
             let file = original.file
             let directory = directory
-            let image = try await pool.run { [processor, stems] in
+            let (image, warnings) = try await pool.run { [processor, stems] in
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                return try processor.process(file, stems: stems, into: directory)
+                return try processor.process(file, named: name, stems: stems, into: directory)
             }
             // The record is written after the files it names.
-            try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))
-            return Outcome(image: image, wasProcessed: true)
+            try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: usedSetKey(of: original)))
+            return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
         }
     }
 

@@ -5,8 +5,10 @@ public enum BuildEvent: Sendable {
     /// Items of a stage done so far.
     case advanced(BuildStage, done: Int, total: Int)
     case finished(BuildStage, seconds: Double)
-    /// Something the user should know that does not fail the build.
+    /// Something the user should know that does not fail the build, when it happens.
     case warning(String)
+    /// A photo became a placeholder tile (or a feed entry was skipped), when it happens.
+    case failed(BuildReport.Failure)
 }
 
 /// The stages of a build, in order.

@@ -52,7 +52,58 @@ public struct BuildReport: Sendable, Codable, Equatable {
         public var url: String?
         /// `feed`, `load` or `image`.
         public var stage: String
+        /// What went wrong, in a few words that failures are grouped by (`timed out`, `HTTP 404`,
+        /// `cannot decode`).
+        public var cause: String
+        /// The host of `url`, for http(s) photos.
+        public var host: String?
         public var message: String
+
+        /// `entry 2 (id 3): photos/broken.jpg: cannot decode …`
+        public var line: String {
+            "entry \(index)\(id.map { " (id \($0))" } ?? ""): \(message)"
+        }
+    }
+
+    /// Failures that share a stage, a cause and a host: what a person reads when 5,000 photos
+    /// failed for one reason.
+    public struct FailureGroup: Sendable, Equatable {
+        public var stage: String
+        public var cause: String
+        public var host: String?
+        public var count: Int
+        /// The first few failures of the group, in feed order.
+        public var examples: [Failure]
+
+        /// A heading with the count, the cause and the host, then one line per example:
+        /// `5000 photos failed (timed out at photos.example.org), e.g.:` …
+        public var summary: String {
+            let what = count == 1 ? "1 photo" : "\(count) photos"
+            let verb = stage == "feed" ? "skipped" : "failed"
+            let place = host.map { " at \($0)" } ?? ""
+            let lines = examples.map { "\n    " + $0.line }
+            let more = count > examples.count ? "\n    … and \(count - examples.count) more" : ""
+            return "\(what) \(verb) (\(cause)\(place))" + (count > 1 ? ", e.g.:" : ":") + lines.joined() + more
+        }
+    }
+
+    /// The failures grouped by stage, cause and host, the largest group first.
+    public func failureGroups(examples: Int = 3) -> [FailureGroup] {
+        var groups: [String: FailureGroup] = [:]
+        var order: [String] = []
+        for failure in failures {
+            let key = "\(failure.stage)\u{0}\(failure.cause)\u{0}\(failure.host ?? "")"
+            if groups[key] == nil {
+                order.append(key)
+                groups[key] = FailureGroup(
+                    stage: failure.stage, cause: failure.cause, host: failure.host, count: 0, examples: [])
+            }
+            groups[key]?.count += 1
+            if (groups[key]?.examples.count ?? 0) < examples { groups[key]?.examples.append(failure) }
+        }
+        return order.enumerated().compactMap { offset, key in groups[key].map { (offset, $0) } }
+            .sorted { ($1.1.count, $0.0) < ($0.1.count, $1.0) }
+            .map(\.1)
     }
 
     public var counts = Counts()

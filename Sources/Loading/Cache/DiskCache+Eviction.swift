@@ -35,9 +35,10 @@ extension DiskCache {
 
     /// Removes least-recently-used blobs and rendition sets until the cache fits in `limit`
     /// bytes, never what the current build used; blobs no record names go first. Returns the
-    /// bytes removed. Writes the index afterwards.
+    /// bytes removed and the bytes left, which stay over `limit` when what the build used alone
+    /// is more. Writes the index afterwards.
     @discardableResult
-    public func evict(toFit limit: Int64) throws -> Int64 {
+    public func evict(toFit limit: Int64) throws -> (removed: Int64, remaining: Int64) {
         let (usedBlobs, usedSets, named) = self.usedSets()
         var entries = self.entries()
         var total = entries.reduce(0) { $0 + $1.bytes }
@@ -56,7 +57,7 @@ extension DiskCache {
             removed += entry.bytes
         }
         try persist()
-        return removed
+        return (removed, total)
     }
 
     private func entries() -> [Entry] {

@@ -125,11 +125,13 @@ public final class DiskCache: Sendable {
         temporary.appendingPathComponent("\(UUID().uuidString).part")
     }
 
-    /// Moves a complete, verified transfer into place as the blob of `sha256`.
-    func commitBlob(_ file: URL, sha256: String) throws -> URL {
+    /// Moves a complete, verified transfer of `size` bytes into place as the blob of `sha256`.
+    /// An existing blob of that size is kept (it was verified when it was written, and its
+    /// mtime is other records' proof); one of another size is damaged and is replaced.
+    func commitBlob(_ file: URL, sha256: String, size: Int64) throws -> URL {
         let target = blobURL(for: sha256)
         state.withLock { _ = $0.statusAtOpen.removeValue(forKey: sha256) }
-        if FileManager.default.fileExists(atPath: target.path) {
+        if FileStatus(target)?.size == size {
             try? FileManager.default.removeItem(at: file)
         } else {
             try AtomicFile.commit(file, to: target)
@@ -137,11 +139,28 @@ public final class DiskCache: Sendable {
         return target
     }
 
+    /// Forgets a blob found damaged (its bytes no longer hash to its name): the file and every
+    /// record naming it go, so that the next load of those URLs downloads them whole.
+    func discardBlob(_ sha256: String) {
+        state.withLock { state in
+            _ = state.statusAtOpen.removeValue(forKey: sha256)
+            state.records = state.records.filter { $0.value.sha256 != sha256 }
+        }
+        try? FileManager.default.removeItem(atPath: blobPath(for: sha256))
+    }
+
     /// The blob of `record` if it is there and still holds the recorded bytes.
     func verifiedBlob(of record: CacheRecord) -> URL? {
         let path = blobPath(for: record.sha256)
         let seen = state.withLock { $0.statusAtOpen[record.sha256] }
-        guard let status = seen ?? FileStatus(path: path), status.size == record.size else { return nil }
+        guard let status = seen ?? FileStatus(path: path) else { return nil }
+        guard status.size == record.size else {
+            // Truncated or grown: the name says what it should hold, so it can only be damaged.
+            // Removed, so that the next download can take its place.
+            state.withLock { _ = $0.statusAtOpen.removeValue(forKey: record.sha256) }
+            try? FileManager.default.removeItem(atPath: path)
+            return nil
+        }
         let blob = URL(fileURLWithPath: path, isDirectory: false)
         let modified = status.modified
         if modified != record.blobModified {

@@ -12,12 +12,27 @@ import NIOHTTP1
 #endif
 
 extension HTTPLoader {
-    static let requestTimeout: TimeAmount = .seconds(60)
-
-    /// Sends one GET and handles its answer: a redirect, a 304, or a body streamed into the cache.
+    /// Sends one GET and handles its answer (a redirect, a 304, or a body streamed into the
+    /// cache), all within the configured ``TransferLimits``.
     func send(_ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String])
         async throws -> AttemptOutcome
     {
+        counter.update { $0.requests += 1 }
+        do {
+            return try await configuration.limits.enforce(url: url.absoluteString) { meter in
+                try await self.exchange(
+                    url, source: source, record: record, expectsImage: expectsImage, redirects: redirects,
+                    meter: meter)
+            }
+        } catch {
+            throw Self.loadingError(for: error, url: url)
+        }
+    }
+
+    private func exchange(
+        _ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String],
+        meter: TransferMeter
+    ) async throws -> AttemptOutcome {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
@@ -30,13 +45,10 @@ extension HTTPLoader {
                 request.headers.add(name: "If-Modified-Since", value: lastModified)
             }
         }
-        counter.update { $0.requests += 1 }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: Self.requestTimeout)
-        } catch {
-            throw Self.loadingError(for: error, url: url)
-        }
+        // The limits' own deadline ends the exchange; this one only bounds the client's wait.
+        let response = try await client.execute(
+            request, timeout: .nanoseconds(configuration.limits.total.components.seconds * 1_000_000_000 + 1))
+        meter.headReceived()
         let status = Int(response.status.code)
         let head = ResponseHead(
             status: status, headers: response.headers, finalURL: url.absoluteString, redirects: redirects)
@@ -51,12 +63,14 @@ extension HTTPLoader {
             return .notModified(head)
         case 200:
             counter.update { $0.ok += 1 }
-            return .downloaded(try await store(response, head: head, source: source, expectsImage: expectsImage))
+            return .downloaded(
+                try await store(response, head: head, source: source, expectsImage: expectsImage, meter: meter))
         default:
             var error = LoadingError(
                 .httpStatus,
                 url: url.absoluteString,
-                "the server answered \(status) \(response.status.reasonPhrase)" + Self.advice(forStatus: status),
+                "the server answered \(status) \(response.status.reasonPhrase)"
+                    + Self.advice(forStatus: status, noun: Self.noun(expectsImage)),
                 status: status
             )
             error.retryAfter = response.headers.first(name: "Retry-After")
@@ -64,10 +78,14 @@ extension HTTPLoader {
         }
     }
 
-    private static func advice(forStatus status: Int) -> String {
+    /// What is being loaded, for messages: a photo, or the feed itself.
+    static func noun(_ expectsImage: Bool) -> String { expectsImage ? "image" : "feed" }
+
+    private static func advice(forStatus status: Int, noun: String) -> String {
         switch status {
-        case 404, 410: "; the feed names an image that is not there"
-        case 401, 403: "; the image is not public"
+        case 404, 410:
+            noun == "feed" ? "; check feed.url in gallery.yml" : "; the feed names an image that is not there"
+        case 401, 403: "; the \(noun) is not public"
         case 429: "; the server is rate-limiting: lower per_host or concurrency"
         default: ""
         }
@@ -75,9 +93,11 @@ extension HTTPLoader {
 
     /// Streams a 200's body to a temporary file, hashing and checking it on the way, then moves it
     /// into the cache and records it (unless `no-store`).
-    private func store(_ response: HTTPClientResponse, head: ResponseHead, source: CanonicalURL, expectsImage: Bool)
-        async throws -> Original
-    {
+    private func store(
+        _ response: HTTPClientResponse, head: ResponseHead, source: CanonicalURL, expectsImage: Bool,
+        meter: TransferMeter
+    ) async throws -> Original {
+        let noun = Self.noun(expectsImage)
         let url = head.finalURL
         let contentType = response.headers.first(name: "Content-Type")
         if expectsImage, let contentType, !Self.mayBeImage(contentType: contentType) {
@@ -87,7 +107,7 @@ extension HTTPLoader {
         if let expectedLength, expectedLength > configuration.maxImageBytes {
             throw LoadingError(
                 .tooLarge, url: url,
-                "the image is \(expectedLength) bytes, over max_image_bytes (\(configuration.maxImageBytes))")
+                "the \(noun) is \(expectedLength) bytes, over max_image_bytes (\(configuration.maxImageBytes))")
         }
         let file = cache.temporaryFile()
         let descriptor = open(file.path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o644)
@@ -105,6 +125,7 @@ extension HTTPLoader {
             var prefix: [UInt8] = []
             do {
                 for try await buffer in response.body {
+                    meter.received(buffer.readableBytes)
                     received += Int64(buffer.readableBytes)
                     if received > configuration.maxImageBytes {
                         throw LoadingError(
@@ -143,7 +164,7 @@ extension HTTPLoader {
             closeFile()
             let sha256 = hexString(hasher.finalize())
             return try commit(
-                file, sha256: sha256, size: received, head: head, source: source, contentType: contentType)
+                file, sha256: sha256, size: received, head: head, source: source, contentType: contentType, noun: noun)
         } catch {
             closeFile()
             try? FileManager.default.removeItem(at: file)
@@ -152,24 +173,24 @@ extension HTTPLoader {
     }
 
     private func commit(
-        _ file: URL, sha256: String, size: Int64, head: ResponseHead, source: CanonicalURL, contentType: String?
-    )
-        throws -> Original
-    {
+        _ file: URL, sha256: String, size: Int64, head: ResponseHead, source: CanonicalURL, contentType: String?,
+        noun: String
+    ) throws -> Original {
         let headers = head.headers
         let now = Date().timeIntervalSince1970
         if CacheControl(headers.first(name: "Cache-Control")).noStore {
-            // Used by this build, never kept: the file stays in tmp/, which the next start empties.
+            // Used by this build, never kept: the file stays in tmp/ until the build has used it
+            // (``discardUnstored(_:)``); the next start empties tmp/ if this process dies first.
             return Original(
                 source: source, file: file, sha256: sha256, byteCount: size, contentType: contentType,
-                origin: .downloaded)
+                origin: .downloaded, isTransient: true)
         }
         let blob: URL
         do {
-            blob = try cache.commitBlob(file, sha256: sha256)
+            blob = try cache.commitBlob(file, sha256: sha256, size: size)
         } catch {
             throw LoadingError(
-                .cache, url: source.description, "cannot store the image in the cache: \(error.localizedDescription)")
+                .cache, url: source.description, "cannot store the \(noun) in the cache: \(error.localizedDescription)")
         }
         let record = CacheRecord(
             url: source.description,
@@ -242,7 +263,7 @@ extension HTTPLoader {
         if let loading = error as? LoadingError { return loading }
         if let clientError = error as? HTTPClientError, clientError == .deadlineExceeded || clientError == .readTimeout
         {
-            return LoadingError(.network, url: url.absoluteString, "timed out")
+            return LoadingError(.timedOut, url: url.absoluteString, "timed out")
         }
         return LoadingError(.network, url: url.absoluteString, "cannot reach the server (\(error))")
     }

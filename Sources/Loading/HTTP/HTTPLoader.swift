@@ -26,6 +26,10 @@ public final class HTTPLoader: OriginalLoading {
         /// `--offline`: no request at all; the cache or a clear failure.
         public var offline: Bool
         public var userAgent: String
+        /// How long one transfer may take (silence, the whole exchange, the body's rate).
+        public var limits: TransferLimits
+        /// When a failing host is left alone.
+        var hostHealth = HostHealth.Configuration()
 
         public init(
             concurrency: Int = 16,
@@ -35,7 +39,8 @@ public final class HTTPLoader: OriginalLoading {
             maxRedirects: Int = 10,
             refresh: Bool = false,
             offline: Bool = false,
-            userAgent: String = "gallerygen/0.1"
+            userAgent: String = "gallerygen/0.1",
+            limits: TransferLimits = TransferLimits()
         ) {
             self.concurrency = concurrency
             self.perHost = perHost
@@ -45,6 +50,7 @@ public final class HTTPLoader: OriginalLoading {
             self.refresh = refresh
             self.offline = offline
             self.userAgent = userAgent
+            self.limits = limits
         }
     }
 
@@ -54,10 +60,7 @@ public final class HTTPLoader: OriginalLoading {
     let counter = TransferCounter()
     private let global: AsyncSemaphore
     private let hosts = Mutex<[String: AsyncSemaphore]>([:])
-    /// Hosts that could not be reached after every attempt, and when: for a while, requests to
-    /// them fail at once instead of each waiting through its own retries.
-    private let unreachable = Mutex<[String: ContinuousClock.Instant]>([:])
-    static let unreachableFor: Duration = .seconds(30)
+    let health: HostHealth
 
     /// - Parameters:
     ///   - client: shared by the whole build; its owner shuts it down.
@@ -67,9 +70,10 @@ public final class HTTPLoader: OriginalLoading {
         self.client = client
         self.cache = cache
         self.global = AsyncSemaphore(permits: max(1, configuration.concurrency))
+        self.health = HostHealth(configuration: configuration.hostHealth)
     }
 
-    /// The request counts, bytes and warnings so far.
+    /// The request counts and bytes so far.
     public var statistics: TransferStatistics { counter.current }
 
     public func original(for source: CanonicalURL) async throws -> Original {
@@ -79,6 +83,7 @@ public final class HTTPLoader: OriginalLoading {
     /// A feed document: the same cache and revalidation as images, any content type.
     public func document(for source: CanonicalURL) async throws -> (data: Data, original: Original) {
         let original = try await load(source, expectsImage: false)
+        defer { if original.isTransient { try? FileManager.default.removeItem(at: original.file) } }
         guard let data = FileManager.default.contents(atPath: original.file.path) else {
             throw LoadingError(.cache, url: source.description, "cannot read the cached feed")
         }
@@ -100,6 +105,17 @@ public final class HTTPLoader: OriginalLoading {
         return use(record, blob: blob, origin: origin, at: now, source: source)
     }
 
+    public func freshCopy(of damaged: Original) async throws -> Original {
+        cache.discardBlob(damaged.sha256)
+        switch try await fetch(damaged.source, revalidating: nil, expectsImage: true) {
+        case .downloaded(let original): return original
+        case .notModified:
+            throw LoadingError(
+                .httpStatus, url: damaged.source.description,
+                "the server answered 304 to a request that was not conditional", status: 304)
+        }
+    }
+
     // MARK: Cache decisions
 
     private func load(_ source: CanonicalURL, expectsImage: Bool) async throws -> Original {
@@ -118,11 +134,9 @@ public final class HTTPLoader: OriginalLoading {
                     return original
                 }
             } catch let error as LoadingError where error.allowsStaleCopy {
-                counter.update {
-                    $0.warnings.append(
-                        "\(key): \(error.message); using the copy cached \(Self.describeAge(of: record, at: now))")
-                }
-                return use(record, blob: blob, origin: .stale, at: now, source: source)
+                var stale = use(record, blob: blob, origin: .stale, at: now, source: source)
+                stale.warning = "\(error.message); using the copy cached \(Self.describeAge(of: record, at: now))"
+                return stale
             }
         }
         if configuration.offline {
@@ -219,21 +233,10 @@ public final class HTTPLoader: OriginalLoading {
     /// Runs `attempt` until it succeeds, fails for good, or the attempts run out; waits between
     /// attempts without holding a connection slot.
     private func withRetries(url: URL, _ attempt: () async throws -> AttemptOutcome) async throws -> AttemptOutcome {
-        let host = Self.hostKey(url)
-        if let since = unreachable.withLock({ $0[host] }), ContinuousClock.now - since < Self.unreachableFor {
-            throw LoadingError(
-                .network, url: url.absoluteString,
-                "cannot reach \(url.host ?? "the server") (it failed earlier in this build)")
-        }
         var number = 1
         while true {
             do {
-                let outcome = try await attempt()
-                unreachable.withLock { _ = $0.removeValue(forKey: host) }
-                return outcome
-            } catch let error as LoadingError where error.code == .network && number >= configuration.retry.attempts {
-                unreachable.withLock { $0[host] = ContinuousClock.now }
-                throw error
+                return try await attempt()
             } catch let error as LoadingError where error.isRetryable && number < configuration.retry.attempts {
                 guard let delay = configuration.retry.delay(afterAttempt: number, retryAfter: error.retryAfter) else {
                     throw error
@@ -258,12 +261,17 @@ public final class HTTPLoader: OriginalLoading {
         }
     }
 
-    /// One request, holding a per-host and a global slot for its whole transfer.
+    /// One request, holding a per-host and a global slot for its whole transfer. A host that keeps
+    /// failing is checked before the wait for a slot and again after it: requests queued behind
+    /// the failing ones then fail at once instead of each timing out in turn.
     private func attempt(
         _ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String]
     )
         async throws -> AttemptOutcome
     {
+        let host = Self.hostKey(url)
+        let hostName = url.host ?? "the server"
+        try health.check(host: host, displayName: hostName, url: url.absoluteString)
         let hostLimit = hostLimit(for: url)
         try await hostLimit.acquire()
         do {
@@ -273,12 +281,22 @@ public final class HTTPLoader: OriginalLoading {
             throw error
         }
         do {
+            try health.check(host: host, displayName: hostName, url: url.absoluteString)
             let outcome = try await send(
                 url, source: source, record: record, expectsImage: expectsImage, redirects: redirects)
+            health.succeeded(host: host)
             await global.release()
             await hostLimit.release()
             return outcome
         } catch {
+            if let error = error as? LoadingError {
+                // An answer, even an error, shows the host is there; silence and refusals do not.
+                if error.isHostFailure {
+                    health.failed(host: host, because: error)
+                } else if error.code != .hostDown {
+                    health.succeeded(host: host)
+                }
+            }
             await global.release()
             await hostLimit.release()
             throw error
@@ -291,7 +309,7 @@ extension LoadingError {
     /// serve the stale copy.
     var isRetryable: Bool {
         switch code {
-        case .network, .truncated: true
+        case .network, .truncated, .timedOut: true
         case .httpStatus: status.map(RetryPolicy.isRetryable(status:)) ?? false
         default: false
         }
@@ -299,11 +317,16 @@ extension LoadingError {
 
     var allowsStaleCopy: Bool {
         switch code {
-        case .network, .truncated: true
+        case .network, .truncated, .timedOut, .hostDown: true
         case .httpStatus: status.map { (500...599).contains($0) } ?? false
         default: false
         }
     }
+}
+
+extension LoadingError {
+    /// The host did not answer at all: refused, unreachable or silent.
+    var isHostFailure: Bool { code == .network || code == .timedOut }
 }
 
 extension CacheRecord {

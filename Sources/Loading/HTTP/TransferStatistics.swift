@@ -7,8 +7,6 @@ public struct TransferStatistics: Sendable, Equatable {
     public var ok = 0
     public var notModified = 0
     public var bodyBytes: Int64 = 0
-    /// Things the user should know that did not fail the build (stale copies used).
-    public var warnings: [String] = []
 }
 
 final class TransferCounter: Sendable {

@@ -1,0 +1,52 @@
+import Imaging
+import Loading
+
+/// The few words a failure is grouped by, from the error that caused it.
+enum FailureCause {
+    static func of(_ error: any Error) -> String {
+        switch error {
+        case let error as LoadingError: of(error)
+        case let error as ImagingError: of(error)
+        default: "failed"
+        }
+    }
+
+    static func of(_ error: LoadingError) -> String {
+        switch error.code {
+        case .unreadableFile: "unreadable file"
+        case .tooLarge: "over max_image_bytes"
+        case .notAnImage: "not an image"
+        case .httpStatus: error.status.map { "HTTP \($0)" } ?? "HTTP error"
+        case .truncated: "truncated transfer"
+        case .network: "cannot connect"
+        case .redirectLoop, .tooManyRedirects: "redirects"
+        case .offlineMiss: "not in the cache (--offline)"
+        case .cache: "cache error"
+        case .cancelled: "cancelled"
+        case .unsupportedScheme: "unsupported URL"
+        case .timedOut: "timed out"
+        case .hostDown: "host not answering"
+        }
+    }
+
+    static func of(_ error: ImagingError) -> String {
+        switch error.code {
+        case .initialisation: "libvips failed to start"
+        case .unsupportedFormat: "not an image libvips reads"
+        case .tooManyPixels: "over max_pixels"
+        case .decode: "cannot decode"
+        case .encode: "cannot encode"
+        case .write: "cannot write thumbnails"
+        }
+    }
+
+    /// The error's own words, without the URL or path its description starts with (the report
+    /// names the photo beside it).
+    static func message(of error: any Error) -> String {
+        switch error {
+        case let error as LoadingError: error.message
+        case let error as ImagingError: error.message
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import GalleryCore
+import Synchronization
+
+/// How long one HTTP transfer may take: the server's silence, the whole exchange, and the body's
+/// rate once it has had time to get going. AsyncHTTPClient's read timeout restarts with every
+/// byte and its request deadline ends at the response head, so a body sent at one byte a second
+/// would otherwise hold a build for hours (curl's `--max-time` and `--speed-limit` are the same
+/// idea).
+public struct TransferLimits: Sendable, Equatable {
+    /// Nothing received for this long (no head, or no body bytes) ends the transfer.
+    public var idle: Duration
+    /// The whole exchange, from the request to the last body byte.
+    public var total: Duration
+    /// Once the body has run for `grace`, its average rate must stay at or above this.
+    public var minimumBytesPerSecond: Int64
+    public var grace: Duration
+
+    /// 300 s for one transfer: a 50 MB original (the default max_image_bytes) needs 170 kB/s.
+    public init(
+        idle: Duration = .seconds(30),
+        total: Duration = .seconds(300),
+        minimumBytesPerSecond: Int64 = 16_384,
+        grace: Duration = .seconds(10)
+    ) {
+        self.idle = idle
+        self.total = total
+        self.minimumBytesPerSecond = minimumBytesPerSecond
+        self.grace = grace
+    }
+
+    /// Runs `transfer`, ending it with a `.timedOut` error for `url` as soon as a limit is broken.
+    /// The transfer reports its progress (the head, then each body chunk) to the given meter.
+    func enforce<Value: Sendable>(
+        url: String, _ transfer: @escaping @Sendable (TransferMeter) async throws -> Value
+    ) async throws -> Value {
+        let meter = TransferMeter()
+        return try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await transfer(meter) }
+            group.addTask {
+                try await watch(meter, url: url)
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let finished = try await group.next() {
+                if let value = finished { return value }
+            }
+            throw CancellationError()
+        }
+    }
+
+    /// Wakes a few times per limit and throws when one is broken; returns only by cancellation.
+    private func watch(_ meter: TransferMeter, url: String) async throws {
+        let clock = ContinuousClock()
+        let tick = min(idle, grace, total, .seconds(1)) / 4
+        while true {
+            try await Task.sleep(for: tick, clock: clock)
+            let now = clock.now
+            let progress = meter.progress
+            if now - progress.started >= total {
+                throw LoadingError(
+                    .timedOut, url: url,
+                    "no complete answer within \(Self.describe(total)) (\(progress.bodyBytes) body bytes received)")
+            }
+            if now - progress.lastActivity >= idle {
+                let what = progress.bodyStarted == nil ? "no answer" : "the body stalled: nothing"
+                throw LoadingError(.timedOut, url: url, "\(what) for \(Self.describe(idle))")
+            }
+            if let bodyStarted = progress.bodyStarted, now - bodyStarted >= grace {
+                let seconds = (now - bodyStarted).seconds
+                let rate = Double(progress.bodyBytes) / seconds
+                if rate < Double(minimumBytesPerSecond) {
+                    throw LoadingError(
+                        .timedOut, url: url,
+                        "too slow: \(progress.bodyBytes) bytes in \(Self.describe(now - bodyStarted)), under the "
+                            + "minimum of \(minimumBytesPerSecond) bytes a second")
+                }
+            }
+        }
+    }
+
+    static func describe(_ duration: Duration) -> String {
+        let seconds = duration.seconds
+        return seconds >= 10 ? "\(Int(seconds.rounded())) s" : "\((seconds * 10).rounded() / 10) s"
+    }
+}
+
+/// What a transfer has received so far, for ``TransferLimits``.
+final class TransferMeter: Sendable {
+    struct Progress {
+        var started: ContinuousClock.Instant
+        var lastActivity: ContinuousClock.Instant
+        var bodyStarted: ContinuousClock.Instant?
+        var bodyBytes: Int64 = 0
+    }
+
+    private let state: Mutex<Progress>
+
+    init() {
+        let now = ContinuousClock.now
+        state = Mutex(Progress(started: now, lastActivity: now))
+    }
+
+    var progress: Progress { state.withLock { $0 } }
+
+    /// The response head arrived: the body's clock starts.
+    func headReceived() {
+        let now = ContinuousClock.now
+        state.withLock {
+            $0.lastActivity = now
+            $0.bodyStarted = now
+        }
+    }
+
+    func received(_ count: Int) {
+        let now = ContinuousClock.now
+        state.withLock {
+            $0.lastActivity = now
+            $0.bodyBytes += Int64(count)
+        }
+    }
+}

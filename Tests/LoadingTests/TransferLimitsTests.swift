@@ -1,0 +1,126 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+@testable import Loading
+
+/// Servers that trickle, stall or never answer: every load ends within the limits, and a host
+/// that keeps failing stops being asked (issue 10, case 1).
+@Suite(.timeLimit(.minutes(1))) struct TransferLimitsTests {
+    /// Limits short enough for a test, in the same proportions as the defaults.
+    static let limits = TransferLimits(
+        idle: .milliseconds(400), total: .seconds(3), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
+
+    @Test func aBodySentAByteAtATimeIsCutOffByTheMinimumRate() async throws {
+        let fixture = try await LoaderFixture { _ in
+            var response = TestHTTPServer.Response.photo(1)
+            response.trickle = (bytes: 1, every: .milliseconds(20))  // 50 bytes a second
+            return response
+        }
+        let loader = fixture.loader { $0.limits = Self.limits }
+
+        let error = await #expect(throws: LoadingError.self) {
+            try await loader.original(for: fixture.url("/slow.jpg"))
+        }
+
+        #expect(error?.code == .timedOut)
+        #expect(error?.message.hasPrefix("too slow: ") == true, "\(error?.message ?? "")")
+        #expect(fixture.server.count("/slow.jpg") == 3, "three attempts, each cut off")
+        try await waitUntil(seconds: 5, "the server sees the client hang up") {
+            fixture.server.abortedPaths.count == 3
+        }
+        #expect(fixture.leftovers.isEmpty, "no partial file")
+        try await fixture.close()
+    }
+
+    @Test func aBodyFastEnoughButEndlessMeetsTheDeadline() async throws {
+        // 100 bytes every 10 ms is 10 kB/s, above the minimum; 80 kB would take 8 s.
+        let body = [UInt8](repeating: 0xFF, count: 80_000)
+        let fixture = try await LoaderFixture { _ in
+            var response = TestHTTPServer.Response(status: 200, headers: [("Content-Type", "image/jpeg")], body: body)
+            response.body.replaceSubrange(0..<3, with: [0xFF, 0xD8, 0xFF])
+            response.trickle = (bytes: 100, every: .milliseconds(10))
+            return response
+        }
+        let loader = fixture.loader {
+            $0.limits = TransferLimits(
+                idle: .milliseconds(400), total: .seconds(1), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
+            $0.retry.attempts = 1
+        }
+
+        let error = await #expect(throws: LoadingError.self) {
+            try await loader.original(for: fixture.url("/long.jpg"))
+        }
+
+        #expect(error?.code == .timedOut)
+        #expect(error?.message.hasPrefix("no complete answer within 1.0 s") == true, "\(error?.message ?? "")")
+        #expect(fixture.server.count("/long.jpg") == 1)
+        #expect(fixture.leftovers.isEmpty)
+        try await fixture.close()
+    }
+
+    @Test func aHostThatAcceptsAndNeverAnswersIsGivenUpAfterAFewTimeouts() async throws {
+        let fixture = try await LoaderFixture { _ in
+            var response = TestHTTPServer.Response.photo(1)
+            response.neverAnswer = true
+            return response
+        }
+        let loader = fixture.loader {
+            $0.limits = Self.limits
+            $0.perHost = 4
+        }
+        let count = 40
+
+        let errors = await withTaskGroup(of: LoadingError?.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    do {
+                        _ = try await loader.original(for: fixture.url("/p/\(index).jpg"))
+                        return nil
+                    } catch {
+                        return error as? LoadingError
+                    }
+                }
+            }
+            return await group.reduce(into: [LoadingError?]()) { $0.append($1) }
+        }
+
+        #expect(errors.count == count && errors.allSatisfy { $0 != nil }, "every load fails")
+        let codes = errors.compactMap { $0?.code }
+        #expect(codes.filter { $0 == .timedOut }.count <= 4 + 3)
+        #expect(codes.filter { $0 == .hostDown }.count >= count - 4 - 3)
+        // Without the memory of failures: 40 photos x 3 attempts = 120 requests, 4 at a time.
+        #expect(fixture.server.requests.count <= 4 + 3, "got \(fixture.server.requests.count)")
+        let down = try #require(errors.compactMap { $0 }.first { $0.code == .hostDown })
+        #expect(
+            down.message.hasPrefix("not asked: 127.0.0.1 failed 3 times or more in a row (last: no answer for 0.4 s)"))
+        try await fixture.close()
+    }
+
+    @Test func aHostThatAnswersIsNotHeldAgainstFailuresBefore() async throws {
+        let fixture = try await LoaderFixture { request in
+            var response = TestHTTPServer.Response.photo(1)
+            response.neverAnswer = request.path.hasPrefix("/silent")
+            return response
+        }
+        let loader = fixture.loader {
+            $0.limits = Self.limits
+            $0.retry.attempts = 1
+        }
+        for index in 0..<2 {
+            await #expect(throws: LoadingError.self) { try await loader.original(for: fixture.url("/silent/\(index)")) }
+        }
+        _ = try await loader.original(for: fixture.url("/ok/1.jpg"))
+        // Two failures, then an answer: the count starts again, so two more failures do not
+        // reach the limit of three.
+        for index in 2..<4 {
+            let error = await #expect(throws: LoadingError.self) {
+                try await loader.original(for: fixture.url("/silent/\(index)"))
+            }
+            #expect(error?.code == .timedOut)
+        }
+        #expect(fixture.server.count("/silent/3") == 1)
+        try await fixture.close()
+    }
+}
