@@ -51,7 +51,9 @@ enum VipsMessages {
         } catch {
             replay = .failure(error)
         }
-        let warnings = log.take().map {
+        // libvips says a thing once per read of the file: each line once, in the order it came.
+        var seen: Set<String> = []
+        let warnings = log.take().filter { seen.insert($0).inserted }.map {
             "libvips: " + $0.trimmingWhitespace().replacingOccurrences(of: file.path, with: name)
         }
         vips_error_clear()

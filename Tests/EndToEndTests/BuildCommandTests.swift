@@ -119,4 +119,116 @@ import Testing
         #expect(rebuild.status == 0 && rebuild.standardOutput.contains("3 encoded"))
         #expect(try CommandRun.gallerygen(["cache", "prune", site.url.path, "--to", "lots"]).status == 2)
     }
+
+    // MARK: What a user sees of failures and warnings (issue 10)
+
+    @Test func failuresAreGroupedByCauseWithACountAndAFewExamples() throws {
+        let broken = (1...6).map { #"{"title": "broken \#($0)", "imageUrl": "photos/broken\#($0).jpg"}"# }
+        let site = try FixtureSite(count: 1, extraEntries: broken + [#"{"title": "x", "imageUrl": "photos/none.jpg"}"#])
+        for number in 1...6 { try TestImage.truncatedJPEG(to: site.folder.file("photos/broken\(number).jpg")) }
+
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+
+        #expect(run.status == 0, "one photo shows: \(run.standardError)")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("warning: 6 photos failed (cannot decode), e.g.:") }.count == 1)
+        #expect(lines.filter { $0.hasPrefix("    entry ") }.count == 4, "three examples and one of the other group")
+        #expect(lines.contains("    … and 3 more"))
+        #expect(lines.contains { $0.hasPrefix("warning: 1 photo failed (unreadable file):") })
+        #expect(!run.standardError.contains(site.url.path), "no local path: \(run.standardError)")
+
+        let verbose = try CommandRun.gallerygen(["build", site.url.path, "--verbose"])
+        let failedLines = verbose.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: entry ") }
+        #expect(failedLines.count == 7, "--verbose prints each failure too")
+        let firstFailure = try #require(verbose.standardError.range(of: "warning: entry "))
+        let imagesDone = try #require(verbose.standardError.range(of: "Making thumbnails done"))
+        #expect(firstFailure.lowerBound < imagesDone.lowerBound, "as it happens, not at the end")
+    }
+
+    @Test func aBuildWhereNoPhotoShowsFails() throws {
+        let site = try FixtureSite(count: 0, extraEntries: [#"{"title": "b", "imageUrl": "photos/broken.jpg"}"#])
+        try TestImage.truncatedJPEG(to: site.folder.file("photos/broken.jpg"))
+        try site.folder.write("title: T\nfeed: feed.json\nmax_failures: 100\n", to: "gallery.yml")
+
+        let allFailed = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(allFailed.status == 1, "whatever max_failures says")
+        #expect(allFailed.standardError.contains("error: all 1 photos failed: the site shows no photo"))
+
+        try site.writeFeed([#"{"title": "no image here", "imageUrl": "javascript:void(0)"}"#])
+        let empty = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(empty.status == 1)
+        #expect(empty.standardError.contains("error: the feed has no usable entry (1 entries skipped)"))
+    }
+
+    @Test func libvipsWarningsAreOursAndNameThePhoto() throws {
+        let site = try FixtureSite(count: 4, extraEntries: [#"{"title": "crc", "imageUrl": "photos/crc.png"}"#])
+        try TestImage.pngWithDamagedTextChunk(to: site.folder.file("photos/crc.png"))
+        let report = site.folder.file("report.json")
+
+        let run = try CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
+
+        #expect(run.status == 0)
+        #expect(!run.standardError.contains("VIPS-WARNING"), "libvips prints nothing of its own")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines.filter { $0 == "warning: photos/crc.png: libvips: tEXt: CRC error" }.count == 1, "\(lines)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        #expect(json?["warnings"] as? [String] == ["photos/crc.png: libvips: tEXt: CRC error"])
+
+        try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache"))
+        let quiet = try CommandRun.gallerygen(["build", site.url.path, "--quiet"])
+        #expect(quiet.status == 0 && quiet.standardError.isEmpty, "--quiet: \(quiet.standardError)")
+    }
+
+    /// Issue 10, case 3, on a real full disk: a 2 MB tmpfs (the test needs root, as CI has).
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func aFullDiskLeavesThePreviousSiteWhole() throws {
+        let site = try FixtureSite(count: 3)
+        let output = site.folder.file("small-disk")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        try #require(Self.shell("mount -t tmpfs -o size=2m tmpfs '\(output.path)'") == 0)
+        defer { _ = Self.shell("umount '\(output.path)'") }
+        let first = try CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
+        try #require(first.status == 0, "\(first.standardError)")
+        let before = try site.snapshot(of: "small-disk").mapValues(\.0)
+
+        // Twenty more photos, and the disk filled to within a few kilobytes.
+        var entries: [String] = []
+        for number in 1...23 {
+            var image = TestImage(width: 400, height: 300, fill: TestImage.Color(UInt8(number * 10), 20, 200))
+            image.fillRect(x: number * 10, y: 30, width: 50, height: 80, color: .white)
+            try image.saveJPEG(to: site.folder.file("photos/n\(number).jpg"))
+            entries.append(#"{"title": "n\#(number)", "imageUrl": "photos/n\#(number).jpg"}"#)
+        }
+        try site.writeFeed(entries)
+        var status = statvfs()
+        try #require(statvfs(output.path, &status) == 0)
+        let free = Int(status.f_bavail) * Int(status.f_bsize)
+        try #require(Self.shell("fallocate -l \(free - 8192) '\(output.path)/filler'") == 0)
+
+        let full = try CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
+
+        #expect(full.status == 1)
+        #expect(
+            full.standardError.contains("No space left") || full.standardError.contains("not enough space"),
+            "\(full.standardError)")
+        try FileManager.default.removeItem(at: output.appendingPathComponent("filler"))
+        #expect(try site.snapshot(of: "small-disk").mapValues(\.0) == before, "the previous site, whole")
+
+        let again = try CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(site.folder.allFiles(under: "small-disk/images").count == 46)
+    }
+
+    static func shell(_ command: String) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        do {
+            try process.run()
+        } catch {
+            return -1
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
 }

@@ -139,4 +139,57 @@ import Testing
             return message.hasPrefix("feed.json:1:16: invalid JSON")
         }
     }
+
+    /// Issue 10, case 6: libvips' error buffer is one for all threads, so a failure's words once
+    /// depended on what else was decoding ("unknown libvips error", or a neighbour's message);
+    /// and the manifest held file:///home/... paths. Two unreadable files, each under several
+    /// names so that failures overlap in time, among photos that decode.
+    @Test(.timeLimit(.minutes(3))) func failuresSayTheSameThingEveryBuildAndNameNoLocalPath() async throws {
+        let copies = 6
+        let broken = (1...copies).flatMap { number in
+            [
+                #"{"title": "j\#(number)", "imageUrl": "photos/broken\#(number).jpg"}"#,
+                #"{"title": "p\#(number)", "imageUrl": "photos/broken\#(number).png"}"#,
+            ]
+        }
+        let site = try FixtureSite(count: 8, extraEntries: broken)
+        var png = TestImage(width: 600, height: 400, fill: .blue)
+        png.fillRect(x: 10, y: 10, width: 100, height: 100, color: .red)
+        try png.savePNG(to: site.folder.file("photos/broken1.png"))
+        let whole = try Data(contentsOf: site.folder.file("photos/broken1.png"))
+        try whole.prefix(whole.count / 3).write(to: site.folder.file("photos/broken1.png"))
+        try TestImage.truncatedJPEG(to: site.folder.file("photos/broken1.jpg"))
+        for number in 2...copies {
+            for ext in ["jpg", "png"] {
+                // Different bytes (one more at the end), so that each is its own original.
+                var bytes = try Data(contentsOf: site.folder.file("photos/broken1.\(ext)"))
+                bytes.append(contentsOf: [UInt8](repeating: 0, count: number))
+                try bytes.write(to: site.folder.file("photos/broken\(number).\(ext)"))
+            }
+        }
+
+        var manifests: [Data] = []
+        var failures: [[BuildReport.Failure]] = []
+        for _ in 0..<20 {
+            // From nothing each time, so that every photo is decoded, all at once.
+            try? FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache"))
+            try? FileManager.default.removeItem(at: site.folder.file("public"))
+            let result = try await build(site)
+            #expect(result.report.counts.failed == 2 * copies)
+            manifests.append(try Data(contentsOf: site.folder.file("public/\(Manifest.fileName)")))
+            failures.append(result.report.failures)
+        }
+
+        #expect(Set(manifests).count == 1, "20 builds, one manifest")
+        #expect(Set(failures.map { "\($0)" }).count == 1)
+        let manifest = String(decoding: manifests[0], as: UTF8.self)
+        #expect(!manifest.contains(site.url.path) && !manifest.contains("file://"), "\(manifest)")
+        for failure in failures[0] {
+            let name = try #require(failure.url)
+            let other = name.hasSuffix(".jpg") ? ".png" : ".jpg"
+            #expect(failure.message.hasPrefix("\(name): cannot decode \(name): "), "\(failure.message)")
+            #expect(!failure.message.contains(other), "names only its own file: \(failure.message)")
+            #expect(!failure.message.contains("unknown libvips error"))
+        }
+    }
 }

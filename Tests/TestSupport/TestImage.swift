@@ -193,6 +193,20 @@ public struct TestImage: Sendable {
     }
 
     /// A JPEG cut off part way through its data: a corrupt download.
+    /// A PNG that decodes, with a tEXt chunk whose CRC is wrong: libpng warns ("tEXt: CRC
+    /// error") and libvips passes the warning to GLib's log as a VIPS-WARNING.
+    public static func pngWithDamagedTextChunk(to file: URL) throws {
+        var image = TestImage(width: 120, height: 90, fill: .white)
+        image.fillRect(x: 10, y: 10, width: 30, height: 30, color: .red)
+        try image.savePNG(to: file)
+        let bytes = try [UInt8](Data(contentsOf: file))
+        let afterHeader = 8 + 8 + 13 + 4  // signature, IHDR length and type, IHDR data, its CRC
+        let text = Array("Comment\u{0}hello".utf8)
+        let length = withUnsafeBytes(of: UInt32(text.count).bigEndian) { Array($0) }
+        let chunk = length + Array("tEXt".utf8) + text + [0xDE, 0xAD, 0xBE, 0xEF]
+        try Data(bytes.prefix(afterHeader) + chunk + bytes.dropFirst(afterHeader)).write(to: file)
+    }
+
     public static func truncatedJPEG(to file: URL) throws {
         var image = TestImage(width: 200, height: 150, fill: .blue)
         image.fillRect(x: 20, y: 20, width: 80, height: 60, color: .red)

@@ -421,11 +421,36 @@ struct BuildSession: Sendable {
         do {
             return try writer.write(files, manifest: manifest, previous: previous)
         } catch {
-            throw .failed("cannot write the site to \(layout.outputDirectory.path): \(error.localizedDescription)")
+            throw .failed(
+                "cannot write the site to \(layout.outputDirectory.path): \(Self.describe(fileError: error)); "
+                    + "the output folder is as the previous build left it")
         }
     }
 
     // MARK: Helpers
+
+    /// The system's words for a file error ("No space left on device"), and the file, rather than
+    /// Foundation's generic sentence.
+    static func describe(fileError error: any Error) -> String {
+        let error = error as NSError
+        var reason = error.localizedDescription
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            reason = String(cString: strerror(Int32(underlying.code)))
+        } else if error.domain == NSPOSIXErrorDomain {
+            reason = String(cString: strerror(Int32(error.code)))
+        } else if error.domain == NSCocoaErrorDomain {
+            switch CocoaError.Code(rawValue: error.code) {
+            case .fileWriteOutOfSpace: reason = String(cString: strerror(ENOSPC))
+            case .fileWriteNoPermission: reason = String(cString: strerror(EACCES))
+            case .fileWriteVolumeReadOnly: reason = String(cString: strerror(EROFS))
+            default: break
+            }
+        }
+        if let path = error.userInfo[NSFilePathErrorKey] as? String {
+            reason += " (\((path as NSString).lastPathComponent))"
+        }
+        return reason
+    }
 
     private func timed<Value>(
         _ stage: BuildStage, into report: inout BuildReport, _ body: () async throws(BuildError) -> Value
