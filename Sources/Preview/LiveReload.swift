@@ -31,19 +31,28 @@ final class LiveReload: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Streams open at once; past it ``subscribe()`` says no.
+    let maxSubscribers: Int
 
-    /// A stream of events for one page; it ends when the page goes away or the server stops.
-    func subscribe() -> AsyncStream<Event> {
+    init(maxSubscribers: Int = 256) {
+        self.maxSubscribers = maxSubscribers
+    }
+
+    /// A stream of events for one page, and a function that ends it (its page went away); it
+    /// also ends when the server stops. Nil when ``maxSubscribers`` streams are open.
+    func subscribe() -> (AsyncStream<Event>, end: @Sendable () -> Void)? {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(8))
-        let id = state.withLock { state in
+        let id = state.withLock { state -> Int? in
+            guard state.subscribers.count < maxSubscribers else { return nil }
             state.nextID += 1
             state.subscribers[state.nextID] = continuation
             return state.nextID
         }
+        guard let id else { return nil }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
         }
-        return stream
+        return (stream, { continuation.finish() })
     }
 
     func publish(_ event: Event) {

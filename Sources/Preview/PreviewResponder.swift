@@ -13,12 +13,14 @@ struct PreviewResponder: Sendable {
     /// Called for each request with its method, path and status (the `--verbose` log).
     let log: (@Sendable (String) -> Void)?
 
-    func respond(to request: Request) async -> Response {
+    /// - Parameter connectionClosed: completes when the request's connection closes (an event
+    ///   stream ends then); nil where there is no connection to watch.
+    func respond(to request: Request, connectionClosed: EventLoopFuture<Void>? = nil) async -> Response {
         let path = request.uri.path
         let response: Response
         switch (request.method, path) {
         case (.get, LiveReload.eventsPath):
-            response = events()
+            response = events(connectionClosed: connectionClosed)
         case (.get, _), (.head, _):
             response = file(path: path, request: request)
         default:
@@ -30,11 +32,22 @@ struct PreviewResponder: Sendable {
         return response
     }
 
-    private func events() -> Response {
+    private func events(connectionClosed: EventLoopFuture<Void>?) -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
-        let stream = liveReload.subscribe()
+        guard let (stream, end) = liveReload.subscribe() else {
+            headers[.contentType] = "text/plain; charset=utf-8"
+            headers[.retryAfter] = "10"
+            return Response(
+                status: .serviceUnavailable, headers: headers,
+                body: ResponseBody(
+                    byteBuffer: ByteBuffer(
+                        string: "Too many live-reload streams are open (\(liveReload.maxSubscribers)); "
+                            + "close some preview tabs.\n")))
+        }
+        // The page went away: end its stream now, not at the next event.
+        connectionClosed?.whenComplete { _ in end() }
+        headers[.contentType] = "text/event-stream"
         let liveReload = liveReload
         return Response(
             status: .ok,

@@ -21,13 +21,18 @@ public struct PreviewServer: Sendable {
         public var pollInterval: Duration?
         /// Log every request.
         public var verbose: Bool
+        /// Live-reload streams open at once; a page past this gets 503 (and reloads by hand).
+        public var maxEventStreams: Int
 
-        public init(host: String = "127.0.0.1", port: Int = 8000, pollInterval: Duration? = nil, verbose: Bool = false)
-        {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8000, pollInterval: Duration? = nil, verbose: Bool = false,
+            maxEventStreams: Int = 256
+        ) {
             self.host = host
             self.port = port
             self.pollInterval = pollInterval
             self.verbose = verbose
+            self.maxEventStreams = maxEventStreams
         }
     }
 
@@ -52,7 +57,7 @@ public struct PreviewServer: Sendable {
     /// the address once the server listens.
     public func run(onReady: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
         let resources = BuildResources()
-        let liveReload = LiveReload()
+        let liveReload = LiveReload(maxSubscribers: configuration.maxEventStreams)
         let loop = BuildLoop(
             siteDirectory: siteDirectory, options: options, resources: resources, liveReload: liveReload, log: log)
         let initial = await loop.rebuild(reason: "start")
@@ -82,9 +87,10 @@ public struct PreviewServer: Sendable {
             })
         )
         let app = Application(
-            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in
-                await responder.respond(to: request)
+            responder: CallbackResponder { (request: Request, context: PreviewContext) in
+                await responder.respond(to: request, connectionClosed: context.connectionClosed)
             },
+            server: .http1(configuration: .init(additionalChannelHandlers: [HangUpHandler()])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             services: services,
             onServerRunning: { [configuration] channel in

@@ -78,10 +78,15 @@ struct PagePlan: Sendable {
         }
     }
 
-    /// Lower-case ASCII letters and digits joined by dashes; never empty.
+    /// Lower-case ASCII letters and digits joined by dashes; never empty. Other scripts and
+    /// accented letters are spelled in ASCII first (`accentué` -> `accentue`, `Straße` ->
+    /// `strasse`, `Ελλάδα` -> `ellada`), so that a page name stays readable.
     static func slugify(_ text: String) -> String {
+        let ascii =
+            text.unicodeScalars.allSatisfy(\.isASCII)
+            ? text : text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? text
         var slug = ""
-        for scalar in text.lowercased().unicodeScalars {
+        for scalar in ascii.lowercased().unicodeScalars {
             if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) {
                 slug.unicodeScalars.append(scalar)
             } else if !slug.isEmpty, !slug.hasSuffix("-") {

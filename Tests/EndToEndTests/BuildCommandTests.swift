@@ -145,6 +145,25 @@ import Testing
         #expect(firstFailure.lowerBound < imagesDone.lowerBound, "as it happens, not at the end")
     }
 
+    @Test func photosOnADeadHostAreALineOrTwoNotOneEach() async throws {
+        let gone = try await TestHTTPServer { _ in .text(200) }
+        let port = gone.port
+        try await gone.shutdown()  // nothing listens there any more
+        let site = try FixtureSite(count: 1)
+        try site.writeFeed(
+            (1...200).map { #"{"title": "\#($0)", "imageUrl": "http://127.0.0.1:\#(port)/p/\#($0).jpg"}"# }
+                + [#"{"title": "local", "imageUrl": "photos/p1.jpg"}"#])
+
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+
+        #expect(run.status == 0, "the local photo shows: \(run.standardError)")
+        let headings = run.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
+        #expect((1...2).contains(headings.count), "\(headings)")
+        #expect(headings.allSatisfy { $0.contains("failed (") && $0.contains(" at 127.0.0.1)") }, "\(headings)")
+        let counted = headings.compactMap { Int($0.dropFirst("warning: ".count).prefix { $0.isNumber }) }
+        #expect(counted.reduce(0, +) == 200, "\(headings)")
+    }
+
     @Test func aBuildWhereNoPhotoShowsFails() throws {
         let site = try FixtureSite(count: 0, extraEntries: [#"{"title": "b", "imageUrl": "photos/broken.jpg"}"#])
         try TestImage.truncatedJPEG(to: site.folder.file("photos/broken.jpg"))

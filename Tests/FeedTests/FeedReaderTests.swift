@@ -147,6 +147,40 @@ import Testing
         #expect(document.photos.map(\.album) == [nil, nil, "Trips", "Trips"])
         #expect(document.photos.map(\.index) == [0, 1, 2, 3])
     }
+
+    /// A photographer's tree (issue 10): years, trips inside them, camera file names.
+    @Test func readsNestedFoldersAsNestedAlbumsWithCleanTitles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feed-tree-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let paths = [
+            "cover.jpg", "2019/_MG_7805_lossy80.webp", "2019/Iceland/DSC-0001.JPG", "2019/Iceland/Day 2/ice.png",
+            "2020/accentué/été.jpg", "2020/.cache/hidden.jpg", "2020/notes/readme.txt",
+        ]
+        for path in paths {
+            let file = folder.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: file)
+        }
+        // A link back up the tree is read once, not forever.
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("2020/loop"), withDestinationURL: folder)
+
+        let document = try FeedReader().document(fromFolder: folder)
+
+        #expect(
+            document.photos.map(\.id) == [
+                "cover.jpg", "2019/_MG_7805_lossy80.webp", "2019/Iceland/DSC-0001.JPG", "2019/Iceland/Day 2/ice.png",
+                "2020/accentué/été.jpg",
+            ])
+        #expect(
+            document.photos.map(\.album) == [
+                nil, "2019", "2019 / Iceland", "2019 / Iceland / Day 2", "2020 / accentué",
+            ])
+        #expect(document.photos.map(\.title) == ["cover", "MG 7805 lossy80", "DSC 0001", "ice", "été"])
+        #expect(document.photos.map(\.index) == [0, 1, 2, 3, 4])
+        #expect(document.skipped.isEmpty)
+    }
 }
 
 @Suite struct JSONParserTests {

@@ -267,4 +267,30 @@ import Testing
         #expect(try FileDigest.sha256(of: blob).hex == blob.lastPathComponent)
         try await upstream.server.shutdown()
     }
+
+    @Test func aNoStoreBodyIsDeletedAsSoonAsItIsUsed() async throws {
+        let upstream = try await Upstream(count: 3)
+        upstream.setCacheControl("no-store")
+        let site = try site(feed: upstream.feedURL)
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.downloaded == 3 && result.report.counts.failed == 0)
+        #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/tmp").isEmpty, "not kept until the next start")
+        #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/blobs").isEmpty, "never stored")
+        #expect(site.folder.allFiles(under: "public/images").count == 6)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aRemoteFeedsErrorsSpeakOfTheFeed() async throws {
+        let upstream = try await Upstream(count: 1)
+        let site = try site(feed: upstream.server.baseURL + "/no-such-feed.json")
+
+        let error = await #expect(throws: BuildError.self) { try await build(site) }
+
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("404") && message.contains("check feed.url in gallery.yml"), "\(message)")
+        #expect(!message.contains("image"), "\(message)")
+        try await upstream.server.shutdown()
+    }
 }

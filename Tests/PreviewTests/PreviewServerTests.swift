@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GalleryBuild
+import Glibc
 import NIOCore
 import TestSupport
 import Testing
@@ -15,13 +16,13 @@ final class RunningPreview: Sendable {
 
     var log: [String] { lines.value ?? [] }
 
-    init(site: URL, poll: Duration? = nil) async throws {
+    init(site: URL, poll: Duration? = nil, maxEventStreams: Int = 256) async throws {
         let lines = Locked<[String]>([])
         self.lines = lines
         let ready = AsyncStream.makeStream(of: URL.self)
         let server = PreviewServer(
             siteDirectory: site,
-            configuration: PreviewServer.Configuration(port: 0, pollInterval: poll),
+            configuration: PreviewServer.Configuration(port: 0, pollInterval: poll, maxEventStreams: maxEventStreams),
             log: { line in lines.update { $0 = ($0 ?? []) + [line] } }
         )
         task = Task { try await server.run { ready.continuation.yield($0) } }
@@ -135,5 +136,106 @@ final class RunningPreview: Sendable {
         #expect(preview.log.contains { $0.contains("superseding the build under way") })
         await preview.stop()
         try await server.shutdown()
+    }
+
+    // MARK: Live-reload clients that go away (issue 10, case 5)
+
+    /// File descriptors this process has open (the server runs in it).
+    static var openDescriptors: Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aClosedLiveReloadClientIsDroppedAtOnce() async throws {
+        let site = try FixtureSite(count: 1)
+        let preview = try await RunningPreview(site: site.url)
+        let port = try #require(preview.url.port)
+        let baseline = Self.openDescriptors
+
+        for _ in 0..<300 {
+            let client = try RawClient(port: port)
+            try client.send("GET /__gallerygen/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(try client.read(until: ": connected").contains("200 OK"))
+            client.close()
+        }
+
+        // Before: each stayed in CLOSE-WAIT on the server, holding a descriptor, until a rebuild.
+        try await waitUntil(seconds: 10, "descriptors: \(Self.openDescriptors), before: \(baseline)") {
+            Self.openDescriptors <= baseline + 10
+        }
+        await preview.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func liveReloadStreamsAreCapped() async throws {
+        let site = try FixtureSite(count: 1)
+        let preview = try await RunningPreview(site: site.url, maxEventStreams: 3)
+        let port = try #require(preview.url.port)
+        func open() throws -> (RawClient, String) {
+            let client = try RawClient(port: port)
+            try client.send("GET /__gallerygen/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            return (client, try client.read(until: "\r\n\r\n"))
+        }
+        let open3 = try (0..<3).map { _ in try open() }
+        #expect(open3.allSatisfy { $0.1.hasPrefix("HTTP/1.1 200") })
+
+        let (fourth, head) = try open()
+        #expect(head.hasPrefix("HTTP/1.1 503"), "\(head)")
+        #expect(head.lowercased().contains("retry-after: 10"))
+        fourth.close()
+
+        open3[0].0.close()
+        try await waitUntil(seconds: 10, "a closed stream frees its place") {
+            guard let (client, head) = try? open() else { return false }
+            client.close()
+            return head.hasPrefix("HTTP/1.1 200")
+        }
+        for (client, _) in open3.dropFirst() { client.close() }
+        await preview.stop()
+    }
+}
+
+/// A bare TCP client: what a browser tab does to the event stream, without a browser.
+final class RawClient {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard descriptor >= 0, connected == 0 else {
+            Glibc.close(descriptor)
+            throw TestImageError(message: "cannot connect to 127.0.0.1:\(port)")
+        }
+    }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard Glibc.send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
+            throw TestImageError(message: "send failed")
+        }
+    }
+
+    /// Reads until `marker` has arrived (or the five-second receive timeout passes).
+    func read(until marker: String) throws -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: received, as: UTF8.self).contains(marker) {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { throw TestImageError(message: "connection ended before \(marker)") }
+            received += buffer.prefix(count)
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    func close() {
+        Glibc.close(descriptor)
     }
 }
