@@ -2,7 +2,9 @@
 import PackageDescription
 
 // Module graph (shared/DESIGN.md): each module imports only what is above it in this list,
-// stage modules exchange GalleryCore values and never import each other.
+// stage modules exchange GalleryCore values and never import each other. GalleryConcurrency
+// (semaphore, coalescer, concurrent map) and GalleryJSON (the hand-written JSON reader and the
+// core records' readers) are the two small libraries the stages share.
 let package = Package(
     name: "gallerygen",
     platforms: [.macOS(.v15)],
@@ -22,11 +24,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "GalleryCore"),
-        .target(name: "Feed", dependencies: ["GalleryCore"]),
+        .target(name: "GalleryConcurrency"),
+        .target(name: "GalleryJSON", dependencies: ["GalleryCore"]),
+        .target(name: "Feed", dependencies: ["GalleryCore", "GalleryJSON"]),
         .target(
             name: "Loading",
             dependencies: [
-                "GalleryCore",
+                "GalleryCore", "GalleryConcurrency", "GalleryJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -39,20 +43,22 @@ let package = Package(
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
-        .target(name: "Imaging", dependencies: ["GalleryCore", "CVips"]),
+        .target(name: "Imaging", dependencies: ["GalleryCore", "GalleryConcurrency", "CVips"]),
         .target(name: "Markdown", dependencies: ["GalleryCore", "CCmarkGFM"]),
         .target(
             name: "Rendering",
-            dependencies: ["GalleryCore", .product(name: "Mustache", package: "swift-mustache")],
+            dependencies: [
+                "GalleryCore", "GalleryConcurrency", .product(name: "Mustache", package: "swift-mustache"),
+            ],
             resources: [.copy("Theme")]
         ),
         .target(
             name: "GalleryBuild",
             dependencies: [
-                "GalleryCore", "Feed", "Loading", "Imaging", "Markdown", "Rendering",
+                "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging", "Markdown",
+                "Rendering",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -60,6 +66,7 @@ let package = Package(
             dependencies: [
                 "GalleryCore", "GalleryBuild",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -81,7 +88,9 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "GalleryCoreTests", dependencies: ["GalleryCore", "TestSupport"]),
-        .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore"]),
+        .testTarget(name: "GalleryConcurrencyTests", dependencies: ["GalleryConcurrency", "TestSupport"]),
+        .testTarget(name: "GalleryJSONTests", dependencies: ["GalleryJSON", "GalleryCore"]),
+        .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore", "GalleryJSON"]),
         .testTarget(
             name: "LoadingTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 
 /// Turns one feed entry into a ``Photo``: picks the fields of its shape and resolves and vets its
 /// URLs. A remote feed may only name http(s) images; only a local feed may name local files.

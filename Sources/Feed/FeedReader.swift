@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 
 /// The Feed stage: feed bytes (or a folder) in, ``FeedDocument`` out.
 ///

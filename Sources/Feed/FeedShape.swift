@@ -1,4 +1,5 @@
 import GalleryCore
+import GalleryJSON
 
 /// A known feed layout: where the entries are and which fields hold what.
 enum FeedShape: Equatable {

@@ -28,17 +28,7 @@ public struct Manifest: Sendable, Hashable, Codable {
         return data
     }
 
-    /// Reads a manifest (by hand: a 10,000-photo manifest is read at the start of every rebuild).
-    public static func decode(_ data: Data) throws -> Manifest {
-        let json = try JSONFields.parse(data)
-        return Manifest(
-            version: try json.int(CodingKeys.version.stringValue),
-            photos: try json.objects(CodingKeys.photos.stringValue, ManifestPhoto.init(json:)),
-            files: try json.strings(CodingKeys.files.stringValue)
-        )
-    }
-
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case version, photos, files
     }
 }
@@ -70,18 +60,7 @@ public struct ManifestPhoto: Sendable, Hashable, Codable {
         self.error = error
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case id, source, sha256, validators, renditions, error
-    }
-
-    init(json: JSONFields) throws(JSONFields.Mismatch) {
-        self.init(
-            id: try json.string(CodingKeys.id.stringValue),
-            source: try json.string(CodingKeys.source.stringValue),
-            sha256: try json.optionalString(CodingKeys.sha256.stringValue),
-            validators: try json.optionalObject(CodingKeys.validators.stringValue).map(Validators.init(json:)),
-            renditions: try json.objects(CodingKeys.renditions.stringValue, Rendition.init(json:)),
-            error: try json.optionalString(CodingKeys.error.stringValue)
-        )
     }
 }

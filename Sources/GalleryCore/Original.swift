@@ -67,15 +67,8 @@ public struct Validators: Sendable, Hashable, Codable {
         self.lastModified = lastModified
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case etag
         case lastModified = "last_modified"
-    }
-
-    package init(json: JSONFields) throws(JSONFields.Mismatch) {
-        self.init(
-            etag: try json.optionalString(CodingKeys.etag.stringValue),
-            lastModified: try json.optionalString(CodingKeys.lastModified.stringValue)
-        )
     }
 }

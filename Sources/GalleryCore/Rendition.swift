@@ -23,7 +23,7 @@ public struct Rendition: Sendable, Hashable, Codable {
         return String(path[path.index(after: slash)...])
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case format, width, height, path
         case byteCount = "bytes"
     }
@@ -41,7 +41,7 @@ public struct Placeholder: Sendable, Hashable, Codable {
         self.dataURI = dataURI
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case color
         case dataURI = "data_uri"
     }
@@ -62,41 +62,7 @@ public struct ProcessedImage: Sendable, Hashable, Codable {
         self.placeholder = placeholder
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case width, height, renditions, placeholder
-    }
-}
-
-// MARK: Reading without Codable (see JSONFields)
-
-extension Rendition {
-    package init(json: JSONFields) throws(JSONFields.Mismatch) {
-        self.init(
-            format: try json.value(CodingKeys.format.stringValue, expected: "avif, webp or jpeg"),
-            width: try json.int(CodingKeys.width.stringValue),
-            height: try json.int(CodingKeys.height.stringValue),
-            path: try json.string(CodingKeys.path.stringValue),
-            byteCount: try json.int64(CodingKeys.byteCount.stringValue)
-        )
-    }
-}
-
-extension ProcessedImage {
-    package init(json: JSONFields) throws(JSONFields.Mismatch) {
-        let placeholder = try json.object(CodingKeys.placeholder.stringValue)
-        self.init(
-            width: try json.int(CodingKeys.width.stringValue),
-            height: try json.int(CodingKeys.height.stringValue),
-            renditions: try json.objects(CodingKeys.renditions.stringValue, Rendition.init(json:)),
-            placeholder: Placeholder(
-                color: try placeholder.string(Placeholder.CodingKeys.color.stringValue),
-                dataURI: try placeholder.string(Placeholder.CodingKeys.dataURI.stringValue)
-            )
-        )
-    }
-
-    /// A rendition record (`CACHE/v1/renditions/<key>.json`).
-    package static func decode(_ data: Data) throws -> ProcessedImage {
-        try ProcessedImage(json: JSONFields.parse(data))
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import GalleryConcurrency
 import GalleryCore
 
 /// Runs blocking libvips work on its own threads, at most `width` at once, so that Swift's

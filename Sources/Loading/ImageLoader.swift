@@ -1,4 +1,5 @@
 import Foundation
+import GalleryConcurrency
 import GalleryCore
 
 /// The Loading stage: canonical URL in, verified ``Original`` on disk out.

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryConcurrency
 import GalleryCore
 import Mustache
 

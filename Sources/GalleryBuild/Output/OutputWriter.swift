@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 
 #if canImport(Glibc)
     import Glibc

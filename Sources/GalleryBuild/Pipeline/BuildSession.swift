@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Feed
 import Foundation
+import GalleryConcurrency
 import GalleryCore
 import Imaging
 import Loading

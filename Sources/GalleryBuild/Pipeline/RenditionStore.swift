@@ -1,5 +1,7 @@
 import Foundation
+import GalleryConcurrency
 import GalleryCore
+import GalleryJSON
 import Imaging
 import Loading
 import Synchronization

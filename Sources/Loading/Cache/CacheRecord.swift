@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 
 /// What the disk cache knows of one URL (shared/DESIGN.md, Loading): where the body is and every
 /// header that freshness and revalidation need, exactly as the server sent them.

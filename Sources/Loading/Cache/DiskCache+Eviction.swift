@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 
 /// What the cache holds, for `gallerygen cache info`.
 public struct CacheInfo: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 import Synchronization
 
 /// The persistent cache a build (and CI, between runs) keeps: `CACHE/v1/blobs/<sha256>` for

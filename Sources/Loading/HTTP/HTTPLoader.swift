@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GalleryConcurrency
 import GalleryCore
 import NIOCore
 import NIOHTTP1

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Loading
 
-@Suite struct CacheIndexTests {
+@Suite struct DiskCacheTests {
     /// The index is written with JSONEncoder and read by hand: a record must read back whole,
     /// with every header set and with none.
     @Test func indexReadsBackWhatItWrote() throws {

@@ -1,7 +1,8 @@
 import Foundation
+import GalleryCore
 import Testing
 
-@testable import GalleryCore
+@testable import GalleryJSON
 
 @Suite struct JSONFieldsTests {
     static let image = ProcessedImage(

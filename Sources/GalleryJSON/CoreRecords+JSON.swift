@@ -1,0 +1,72 @@
+import Foundation
+import GalleryCore
+
+// The core's records read by hand: a 10,000-photo manifest, the cache index and the rendition
+// records are read at the start of every rebuild, and JSONDecoder took most of that time
+// (BENCHMARKS.md, "10k-entry rebuilds").
+
+extension Manifest {
+    /// Reads a manifest.
+    package static func decode(_ data: Data) throws -> Manifest {
+        let json = try JSONFields.parse(data)
+        return Manifest(
+            version: try json.int(CodingKeys.version.stringValue),
+            photos: try json.objects(CodingKeys.photos.stringValue, ManifestPhoto.init(json:)),
+            files: try json.strings(CodingKeys.files.stringValue)
+        )
+    }
+}
+
+extension ManifestPhoto {
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        self.init(
+            id: try json.string(CodingKeys.id.stringValue),
+            source: try json.string(CodingKeys.source.stringValue),
+            sha256: try json.optionalString(CodingKeys.sha256.stringValue),
+            validators: try json.optionalObject(CodingKeys.validators.stringValue).map(Validators.init(json:)),
+            renditions: try json.objects(CodingKeys.renditions.stringValue, Rendition.init(json:)),
+            error: try json.optionalString(CodingKeys.error.stringValue)
+        )
+    }
+}
+
+extension Validators {
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        self.init(
+            etag: try json.optionalString(CodingKeys.etag.stringValue),
+            lastModified: try json.optionalString(CodingKeys.lastModified.stringValue)
+        )
+    }
+}
+
+extension Rendition {
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        self.init(
+            format: try json.value(CodingKeys.format.stringValue, expected: "avif, webp or jpeg"),
+            width: try json.int(CodingKeys.width.stringValue),
+            height: try json.int(CodingKeys.height.stringValue),
+            path: try json.string(CodingKeys.path.stringValue),
+            byteCount: try json.int64(CodingKeys.byteCount.stringValue)
+        )
+    }
+}
+
+extension ProcessedImage {
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        let placeholder = try json.object(CodingKeys.placeholder.stringValue)
+        self.init(
+            width: try json.int(CodingKeys.width.stringValue),
+            height: try json.int(CodingKeys.height.stringValue),
+            renditions: try json.objects(CodingKeys.renditions.stringValue, Rendition.init(json:)),
+            placeholder: Placeholder(
+                color: try placeholder.string(Placeholder.CodingKeys.color.stringValue),
+                dataURI: try placeholder.string(Placeholder.CodingKeys.dataURI.stringValue)
+            )
+        )
+    }
+
+    /// A rendition record (`CACHE/v1/renditions/<key>.json`).
+    package static func decode(_ data: Data) throws -> ProcessedImage {
+        try ProcessedImage(json: JSONFields.parse(data))
+    }
+}

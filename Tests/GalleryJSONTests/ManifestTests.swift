@@ -1,0 +1,23 @@
+import Foundation
+import GalleryCore
+import Testing
+
+@testable import GalleryJSON
+
+@Suite struct ManifestTests {
+    @Test func encodesSortedAndStable() throws {
+        let manifest = Manifest(
+            photos: [
+                ManifestPhoto(
+                    id: "1", source: "https://x/a.jpg", sha256: "ab", validators: Validators(etag: "W/\"1\""),
+                    renditions: [])
+            ],
+            files: ["a.html", "images/x.webp"]
+        )
+        let text = String(decoding: try manifest.encoded(), as: UTF8.self)
+        #expect(text.contains("\"etag\" : \"W/\\\"1\\\"\""))
+        #expect(text.range(of: "\"files\"")!.lowerBound < text.range(of: "\"photos\"")!.lowerBound)
+        #expect(try Manifest.decode(try manifest.encoded()) == manifest)
+        #expect(try manifest.encoded() == (try manifest.encoded()))
+    }
+}
