@@ -43,7 +43,10 @@ let package = Package(
             pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
         ),
-        .target(name: "Imaging", dependencies: ["GalleryCore", "GalleryConcurrency", "CVips"]),
+        .target(
+            name: "Imaging",
+            dependencies: ["GalleryCore", "CVips", .product(name: "NIOPosix", package: "swift-nio")]
+        ),
         .target(name: "Markdown", dependencies: ["GalleryCore", "CCmarkGFM"]),
         .target(
             name: "Rendering",
@@ -74,6 +77,7 @@ let package = Package(
             name: "gallerygen",
             dependencies: [
                 "GalleryBuild", "Preview", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .target(

@@ -5,9 +5,10 @@ import Imaging
 import Loading
 import Synchronization
 
-/// What consecutive builds share when they run in one process (`gallerygen serve`): one HTTP
-/// client, the disk cache and its lock, the loaders (so that a build superseding another joins the
-/// loads it still needs) and the libvips pool. A lone build makes its own and closes it.
+/// What the builds of one process share: one HTTP client, the disk cache and its lock, the
+/// loaders (so that a build superseding another joins the loads it still needs) and the libvips
+/// pool. They live in a scope, ``with(_:)``: made when it opens, closed when it ends, whatever
+/// happens inside.
 public final class BuildResources: Sendable {
     let client: HTTPClient
     let imagingPool: ImagingPool
@@ -31,8 +32,24 @@ public final class BuildResources: Sendable {
         var loader: ImageLoader
     }
 
+    /// Runs `body` with resources made for it, and closes them (cache, client, threads) when it
+    /// returns or throws.
+    public static func with<Value: Sendable, Failure: Error>(
+        _ body: (BuildResources) async throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let resources = BuildResources()
+        do {
+            let value = try await body(resources)
+            await resources.shutdown()
+            return value
+        } catch {
+            await resources.shutdown()
+            throw error
+        }
+    }
+
     /// - Parameter client: a client to use (its owner shuts it down); by default one of its own.
-    public init(client: HTTPClient? = nil) {
+    init(client: HTTPClient? = nil) {
         self.ownsClient = client == nil
         self.client =
             client
@@ -86,8 +103,9 @@ public final class BuildResources: Sendable {
         return environment
     }
 
-    /// Closes the cache and, if it is this object's own, the HTTP client.
-    public func shutdown() async {
+    /// Stops the loads under way, closes the cache, the HTTP client (if it is this object's own)
+    /// and the libvips threads.
+    func shutdown() async {
         let environment = current.withLock { current in
             defer { current = nil }
             return current
@@ -98,5 +116,6 @@ public final class BuildResources: Sendable {
             environment.cache.close()
         }
         if ownsClient { try? await client.shutdown() }
+        await imagingPool.shutdown()
     }
 }

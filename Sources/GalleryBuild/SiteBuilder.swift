@@ -54,23 +54,18 @@ public struct SiteBuilder: Sendable {
         } catch {
             throw .configuration(error)
         }
-        let shared = resources ?? BuildResources()
-        let session: BuildSession
-        do {
-            session = try await BuildSession(
-                config: config,
-                layout: layout,
-                options: options,
-                resources: shared,
-                ownsResources: resources == nil,
-                supersede: supersede,
-                events: events
-            )
-        } catch {
-            if resources == nil { await shared.shutdown() }
-            throw error
+        let run = { [options, supersede, events, resources] (shared: BuildResources) async throws(BuildError) in
+            let session = try await BuildSession(
+                config: config, layout: layout, options: options, resources: shared,
+                waitsWhenInterrupted: resources == nil, supersede: supersede, events: events)
+            return try await session.run()
         }
-        var (report, feedSHA256) = try await session.run()
+        var (report, feedSHA256) =
+            if let resources {
+                try await run(resources)
+            } else {
+                try await BuildResources.with(run)
+            }
         report.seconds["total"] = (clock.now - start).seconds
         return BuildResult(report: report, config: config, layout: layout, feedSHA256: feedSHA256)
     }

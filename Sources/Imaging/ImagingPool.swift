@@ -1,24 +1,25 @@
-import Dispatch
-import GalleryConcurrency
-import GalleryCore
+import NIOPosix
 
-/// Runs blocking libvips work on its own threads, at most `width` at once, so that Swift's
-/// cooperative pool (which the HTTP client's callbacks and the actors need) is never blocked.
+/// Runs blocking libvips work on threads of its own (a `NIOThreadPool` of a fixed width), so
+/// that Swift's cooperative pool, which the HTTP client's callbacks and the actors need, is never
+/// blocked. Work whose task is cancelled while it waits for a thread is not run.
 public final class ImagingPool: Sendable {
-    private let queue = DispatchQueue(label: "gallerygen.imaging", attributes: .concurrent)
-    private let slots: AsyncSemaphore
+    private let threads: NIOThreadPool
 
+    /// A started pool of `width` threads; ``shutdown()`` must be awaited before it is released.
     public init(width: Int) {
-        self.slots = AsyncSemaphore(permits: max(1, width))
+        threads = NIOThreadPool(numberOfThreads: max(1, width))
+        threads.start()
     }
 
-    /// Runs `work` on a pool thread once a slot is free; a task cancelled while it waits is not run.
+    /// Runs `work` on a pool thread.
     public func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await slots.withPermit { [queue] in
-            try Task.checkCancellation()
-            return try await withCheckedThrowingContinuation { continuation in
-                queue.async { continuation.resume(with: Result { try work() }) }
-            }
-        }
+        try Task.checkCancellation()
+        return try await threads.runIfActive(work)
+    }
+
+    /// Lets the work under way finish and stops the threads.
+    public func shutdown() async {
+        try? await threads.shutdownGracefully()
     }
 }

@@ -56,7 +56,10 @@ public struct PreviewServer: Sendable {
     /// Builds, then serves until SIGINT/SIGTERM (or until the task is cancelled). `onReady` gets
     /// the address once the server listens.
     public func run(onReady: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
-        let resources = BuildResources()
+        try await BuildResources.with { resources in try await serve(with: resources, onReady: onReady) }
+    }
+
+    private func serve(with resources: BuildResources, onReady: @escaping @Sendable (URL) -> Void) async throws {
         let liveReload = LiveReload(maxSubscribers: configuration.maxEventStreams)
         let loop = BuildLoop(
             siteDirectory: siteDirectory, options: options, resources: resources, liveReload: liveReload, log: log)
@@ -71,21 +74,24 @@ public struct PreviewServer: Sendable {
         var logger = Logger(label: "gallerygen.serve")
         logger.logLevel = .warning
         var services: [any Service] = [
-            ClosureService(run: { [watcher] in
-                await watcher.run { await loop.start(reason: "change") }
-            })
+            ClosureService { [watcher] in
+                await cancelWhenGracefulShutdown { await watcher.run { await loop.start(reason: "change") } }
+            }
         ]
         if let interval = configuration.pollInterval {
-            services.append(ClosureService(run: { await FeedPoller(loop: loop, interval: interval).run() }))
+            services.append(
+                ClosureService {
+                    await cancelWhenGracefulShutdown { await FeedPoller(loop: loop, interval: interval).run() }
+                })
         }
         // Last in the group, so first to hear of a shutdown: ends the event streams (which would
         // otherwise keep the server waiting) and the build under way.
         services.append(
-            ClosureService(onShutdown: {
+            ClosureService {
+                try? await gracefulShutdown()
                 liveReload.finish()
                 await loop.stop()
             })
-        )
         let app = Application(
             responder: CallbackResponder { (request: Request, context: PreviewContext) in
                 await responder.respond(to: request, connectionClosed: context.connectionClosed)
@@ -104,11 +110,9 @@ public struct PreviewServer: Sendable {
             try await app.runService()
         } catch {
             await loop.stop()
-            await resources.shutdown()
             throw error
         }
         await loop.stop()
-        await resources.shutdown()
     }
 
     /// The output folder: from the first build, or from the config, or `public` when even the
@@ -141,29 +145,5 @@ public struct PreviewServer: Sendable {
             if !theme.standardizedFileURL.path.hasPrefix(siteDirectory.path + "/") { paths.append(theme) }
         }
         return paths.sorted { $0.path < $1.path }
-    }
-}
-
-/// A service made of a closure: runs `body` until the group shuts down; `onShutdown` runs when
-/// the shutdown begins.
-struct ClosureService: Service {
-    var body: @Sendable () async -> Void = {}
-    var onShutdown: (@Sendable () async -> Void)?
-
-    init(run body: @escaping @Sendable () async -> Void) {
-        self.body = body
-    }
-
-    init(onShutdown: @escaping @Sendable () async -> Void) {
-        self.onShutdown = onShutdown
-    }
-
-    func run() async throws {
-        if let onShutdown {
-            try? await gracefulShutdown()
-            await onShutdown()
-            return
-        }
-        await cancelWhenGracefulShutdown { await body() }
     }
 }

@@ -1,6 +1,5 @@
-import Dispatch
-import Foundation
 import GalleryBuild
+import UnixSignals
 
 #if canImport(Glibc)
     import Glibc
@@ -8,7 +7,9 @@ import GalleryBuild
     import Darwin
 #endif
 
-/// Runs a build as a task that SIGINT and SIGTERM cancel; a second signal exits at once.
+/// Runs a build as a task that SIGINT and SIGTERM cancel; a second signal exits at once. The
+/// signals come from swift-service-lifecycle's `UnixSignalsSequence`, the mechanism `serve`'s
+/// service group uses too.
 enum SignalTrap {
     static func run<Value: Sendable>(_ body: @escaping @Sendable () async throws(BuildError) -> Value) async -> Result<
         Value, BuildError
@@ -20,31 +21,19 @@ enum SignalTrap {
                 return .failure(error)
             }
         }
-        let sources = [SIGINT, SIGTERM].map { signalNumber -> DispatchSourceSignal in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            let received = SignalCount()
-            source.setEventHandler {
-                if received.increment() > 1 { _exit(130) }
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let watcher = Task {
+            var received = 0
+            for await _ in signals {
+                received += 1
+                // The first asks the build to stop cleanly; a second means now.
+                if received > 1 { _exit(130) }
                 task.cancel()
             }
-            source.resume()
-            return source
         }
         let result = await task.value
-        for source in sources { source.cancel() }
+        watcher.cancel()
         if task.isCancelled, case .success = result { return .failure(.interrupted) }
         return result
-    }
-}
-
-/// How many signals have arrived.
-private final class SignalCount: @unchecked Sendable {
-    // Touched only from the signal source's handler, which GCD never runs concurrently with itself.
-    private var count = 0
-
-    func increment() -> Int {
-        count += 1
-        return count
     }
 }

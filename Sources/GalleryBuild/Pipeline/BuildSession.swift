@@ -20,9 +20,11 @@ struct BuildSession: Sendable {
     let cache: DiskCache
     let renditions: RenditionStore
     let renderer: SiteRenderer
-    private let resources: BuildResources
-    private let ownsResources: Bool
     private let supersede: (@Sendable () async -> Void)?
+    /// A build alone in its process waits, when interrupted, for what it started (transfers
+    /// deleting their partial files, encodes under way); a build of `serve` leaves shared loads
+    /// to the build that replaced it.
+    private let waitsWhenInterrupted: Bool
     private let clock = ContinuousClock()
 
     init(
@@ -30,7 +32,7 @@ struct BuildSession: Sendable {
         layout: SiteLayout,
         options: BuildOptions,
         resources: BuildResources,
-        ownsResources: Bool,
+        waitsWhenInterrupted: Bool,
         supersede: (@Sendable () async -> Void)?,
         events: @escaping SiteBuilder.EventHandler
     ) async throws(BuildError) {
@@ -38,9 +40,8 @@ struct BuildSession: Sendable {
         self.layout = layout
         self.options = options
         self.events = events
-        self.resources = resources
-        self.ownsResources = ownsResources
         self.supersede = supersede
+        self.waitsWhenInterrupted = waitsWhenInterrupted
         let environment = try resources.environment(
             for: BuildResources.Environment.Key(
                 cacheDirectory: layout.cacheDirectory,
@@ -88,7 +89,7 @@ struct BuildSession: Sendable {
         }
     }
 
-    /// Runs the stages; whatever happens, keeps what the cache learned, and closes what it owns.
+    /// Runs the stages; whatever happens, keeps what the cache learned.
     func run() async throws(BuildError) -> (BuildReport, String?) {
         await loader.beginBuild(keepingFinished: supersede != nil)
         let statisticsBefore = http.statistics
@@ -98,10 +99,9 @@ struct BuildSession: Sendable {
         } catch {
             result = .failure(error)
         }
-        if case .failure(.interrupted) = result, ownsResources {
+        if case .failure(.interrupted) = result, waitsWhenInterrupted {
             // Cancelled transfers delete their partial files and encodes under way finish:
-            // nothing is left half-written when the process exits. (Shared loaders are left to
-            // the build that superseded this one.)
+            // nothing is left half-written when the process exits.
             await loader.cancelAndDrain()
             await renditions.drain()
         }
@@ -120,7 +120,6 @@ struct BuildSession: Sendable {
         } catch {
             cacheWarning = "\(error)"
         }
-        if ownsResources { await resources.shutdown() }
         var (report, feedSHA256) = try result.get()
         if let cacheWarning {
             report.warnings.append(cacheWarning)
