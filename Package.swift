@@ -119,6 +119,7 @@ let package = Package(
             dependencies: [
                 "Preview", "GalleryBuild", "GalleryCore", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -1,38 +1,31 @@
 import Foundation
-import GalleryCore
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import ServiceLifecycle
 
 /// Answers the preview's requests: the live-reload event stream, and the output folder's files
-/// (HTML with the reload script added on the way out).
-struct PreviewResponder: Sendable {
-    let files: StaticFiles
-    let liveReload: LiveReload
-    /// Called for each request with its method, path and status (the `--verbose` log).
-    let log: (@Sendable (String) -> Void)?
-
-    /// - Parameter connectionClosed: completes when the request's connection closes (an event
-    ///   stream ends then); nil where there is no connection to watch.
-    func respond(to request: Request, connectionClosed: EventLoopFuture<Void>? = nil) async -> Response {
-        let path = request.uri.path
-        let response: Response
-        switch (request.method, path) {
-        case (.get, LiveReload.eventsPath):
-            response = events(connectionClosed: connectionClosed)
-        case (.get, _), (.head, _):
-            response = file(path: path, request: request)
-        default:
-            var headers = HTTPFields()
-            headers[.allow] = "GET, HEAD"
-            response = Response(status: .methodNotAllowed, headers: headers)
+/// through Hummingbird's `FileMiddleware` (content types, ETag and Last-Modified with 304s, Range,
+/// HEAD), with a middleware of ours in front (``PreviewMiddleware``) for what a preview adds: the
+/// reload script in every page, caching fit for each kind of file, and a 404 page.
+enum PreviewResponder {
+    static func router(
+        root: URL, liveReload: LiveReload, log: (@Sendable (String) -> Void)?, logger: Logger
+    ) -> Router<PreviewContext> {
+        let router = Router(context: PreviewContext.self)
+        router.add(middleware: PreviewMiddleware(liveReload: liveReload, log: log))
+        router.add(
+            middleware: FileMiddleware(
+                fileProvider: OutputFolderFiles(root: root, logger: logger), searchForIndexHtml: true
+            ).withAdditionalMediaTypes(forFileExtensions: PreviewMiddleware.textTypes))
+        router.get(RouterPath(LiveReload.eventsPath)) { _, context in
+            events(liveReload: liveReload, connectionClosed: context.connectionClosed)
         }
-        log?("\(request.method) \(path) \(response.status.code)")
-        return response
+        return router
     }
 
-    private func events(connectionClosed: EventLoopFuture<Void>?) -> Response {
+    private static func events(liveReload: LiveReload, connectionClosed: EventLoopFuture<Void>?) -> Response {
         var headers = HTTPFields()
         headers[.cacheControl] = "no-cache"
         guard let (stream, end) = liveReload.subscribe() else {
@@ -48,7 +41,6 @@ struct PreviewResponder: Sendable {
         // The page went away: end its stream now, not at the next event.
         connectionClosed?.whenComplete { _ in end() }
         headers[.contentType] = "text/event-stream"
-        let liveReload = liveReload
         return Response(
             status: .ok,
             headers: headers,
@@ -66,55 +58,5 @@ struct PreviewResponder: Sendable {
                 try await writer.finish(nil)
             }
         )
-    }
-
-    private func file(path: String, request: Request) -> Response {
-        guard let file = files.file(forPath: path) else { return notFound(path: path, request: request) }
-        var headers = HTTPFields()
-        headers[.contentType] = file.contentType
-        headers[.cacheControl] = file.cacheControl
-        headers[.lastModified] = HTTPDate.format(file.modified)
-        // HTML changes on its way out (the reload script), so its validator says so.
-        headers[.eTag] = file.isHTML ? "W/\(file.etag)" : file.etag
-        if Self.isNotModified(request: request, etag: headers[.eTag] ?? "", modified: file.modified) {
-            return Response(status: .notModified, headers: headers)
-        }
-        guard let data = FileManager.default.contents(atPath: file.url.path) else {
-            return notFound(path: path, request: request)
-        }
-        var bytes = [UInt8](data)
-        if file.isHTML { bytes = Array(liveReload.inject(into: String(decoding: bytes, as: UTF8.self)).utf8) }
-        headers[.contentLength] = String(bytes.count)
-        if request.method == .head { return Response(status: .ok, headers: headers) }
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    private func notFound(path: String, request: Request) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-cache"
-        let escaped = path.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-        let page = liveReload.inject(
-            into: """
-                <!doctype html>
-                <html lang="en"><head><meta charset="utf-8"><title>Not found</title></head>
-                <body><h1>Not found</h1><p>Nothing at <code>\(escaped)</code> in the built site.
-                <a href="/">Back to the gallery</a>.</p></body></html>
-                """
-        )
-        headers[.contentLength] = String(page.utf8.count)
-        if request.method == .head { return Response(status: .notFound, headers: headers) }
-        return Response(status: .notFound, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
-    }
-
-    static func isNotModified(request: Request, etag: String, modified: Date) -> Bool {
-        if let match = request.headers[.ifNoneMatch] {
-            return match.split(separator: ",").contains { $0.trimmingWhitespace() == etag || $0 == "*" }
-        }
-        if let since = request.headers[.ifModifiedSince], let date = HTTPDate.parse(since) {
-            return Int(modified.timeIntervalSince1970) <= Int(date.timeIntervalSince1970)
-        }
-        return false
     }
 }

@@ -66,11 +66,6 @@ public struct PreviewServer: Sendable {
         let initial = await loop.rebuild(reason: "start")
         let outputDirectory = Self.outputDirectory(of: initial, siteDirectory: siteDirectory, options: options)
         let watcher = SiteWatcher(paths: watchedPaths(excluding: outputDirectory))
-        let responder = PreviewResponder(
-            files: StaticFiles(root: outputDirectory),
-            liveReload: liveReload,
-            log: configuration.verbose ? log : nil
-        )
         var logger = Logger(label: "gallerygen.serve")
         logger.logLevel = .warning
         var services: [any Service] = [
@@ -92,10 +87,10 @@ public struct PreviewServer: Sendable {
                 liveReload.finish()
                 await loop.stop()
             })
+        let router = PreviewResponder.router(
+            root: outputDirectory, liveReload: liveReload, log: configuration.verbose ? log : nil, logger: logger)
         let app = Application(
-            responder: CallbackResponder { (request: Request, context: PreviewContext) in
-                await responder.respond(to: request, connectionClosed: context.connectionClosed)
-            },
+            router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [HangUpHandler()])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             services: services,

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import TestSupport
 import Testing
 
@@ -25,13 +26,9 @@ import Testing
     }
 
     func withApp(_ test: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let responder = PreviewResponder(
-            files: StaticFiles(root: folder.file("public")), liveReload: liveReload, log: nil)
-        let app = Application(
-            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in
-                await responder.respond(to: request)
-            }
-        )
+        let router = PreviewResponder.router(
+            root: folder.file("public"), liveReload: liveReload, log: nil, logger: Logger(label: "test"))
+        let app = Application(router: router)
         try await app.test(.router, test)
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// HTTP dates (RFC 9110 §5.6.7). IMF-fixdate, which every current server sends, is parsed by
 /// hand (a DateFormatter per call cost a quarter of a 10,000-photo rebuild); the obsolete RFC 850
 /// and asctime forms go through DateFormatter.
-package enum HTTPDate {
+enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     private static let obsoleteFormats = ["EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 
@@ -15,7 +15,7 @@ package enum HTTPDate {
         return formatter
     }
 
-    package static func parse(_ text: String) -> Date? {
+    static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingWhitespace()
         if let date = parseIMFFixdate(trimmed) { return date }
         for format in obsoleteFormats {
@@ -25,7 +25,7 @@ package enum HTTPDate {
     }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
-    package static func parseIMFFixdate(_ text: String) -> Date? {
+    static func parseIMFFixdate(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20,
             bytes[16] == 0x20, bytes[19] == UInt8(ascii: ":"), bytes[22] == UInt8(ascii: ":"), bytes[25] == 0x20,
@@ -60,7 +60,7 @@ package enum HTTPDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    package static func format(_ date: Date) -> String {
+    static func format(_ date: Date) -> String {
         formatter("EEE, dd MMM yyyy HH:mm:ss 'GMT'").string(from: date)
     }
 }
