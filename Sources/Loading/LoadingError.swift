@@ -15,8 +15,11 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
         case cache
         case cancelled
         case unsupportedScheme
-        /// No complete answer in time: silence, a stalled or too slow body, or past the deadline.
+        /// The server went silent: no answer, or a body that stalled.
         case timedOut
+        /// The server answered, but too slowly: under the minimum rate, or past the deadline. Not
+        /// retried (another attempt would take as long), and not held against the host.
+        case tooSlow
         /// Not asked: the host failed too many times in a row (``HostHealth``).
         case hostDown
     }

@@ -184,7 +184,10 @@ import Testing
         let output = site.folder.file("small-disk")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         try #require(Self.shell("mount -t tmpfs -o size=2m tmpfs '\(output.path)'") == 0)
-        defer { _ = Self.shell("umount '\(output.path)'") }
+        defer {
+            _ = Self.shell("umount '\(output.path)'")
+            withExtendedLifetime(site) {}  // its folder goes only after the unmount
+        }
         let first = try CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
         try #require(first.status == 0, "\(first.standardError)")
         let before = try site.snapshot(of: "small-disk").mapValues(\.0)

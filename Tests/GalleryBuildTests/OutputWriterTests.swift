@@ -33,7 +33,7 @@ import Testing
         return (folder, output, next, firstManifest, Manifest(photos: [], files: next.map(\.path).sorted()))
     }
 
-    @Test(arguments: ["images/new.webp", "index.html", "album-a.html"])
+    @Test(arguments: ["images/new.webp", "index.html", "album-a.html", Manifest.fileName])
     func aFailureBeforeThePagesAreSwitchedLeavesThePreviousSite(failingAt failing: String) throws {
         let (folder, output, next, firstManifest, nextManifest) = try previousSiteAndNextFiles()
         let before = folder.allFiles(under: "public").map {

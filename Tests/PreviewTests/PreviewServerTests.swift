@@ -140,27 +140,48 @@ final class RunningPreview: Sendable {
 
     // MARK: Live-reload clients that go away (issue 10, case 5)
 
-    /// File descriptors this process has open (the server runs in it).
-    static var openDescriptors: Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    /// The server's connections on `port` whose client has hung up and that the server keeps
+    /// open (CLOSE-WAIT), from the kernel's table: other tests' sockets do not count.
+    static func halfClosedConnections(onPort port: Int) -> Int {
+        var count = 0
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 3, let local = fields[1].split(separator: ":").last,
+                    Int(local, radix: 16) == port, fields[3] == "08"  // TCP_CLOSE_WAIT
+                else { continue }
+                count += 1
+            }
+        }
+        return count
+    }
+
+    /// Runs blocking socket calls on a thread of their own, not on the cooperative pool the
+    /// server in this process needs.
+    static func blocking<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     @Test(.timeLimit(.minutes(1))) func aClosedLiveReloadClientIsDroppedAtOnce() async throws {
         let site = try FixtureSite(count: 1)
         let preview = try await RunningPreview(site: site.url)
         let port = try #require(preview.url.port)
-        let baseline = Self.openDescriptors
-
-        for _ in 0..<300 {
-            let client = try RawClient(port: port)
-            try client.send("GET /__gallerygen/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            #expect(try client.read(until: ": connected").contains("200 OK"))
-            client.close()
+        let answered = try await Self.blocking {
+            (0..<300).filter { _ in
+                guard let client = try? RawClient(port: port) else { return false }
+                defer { client.close() }
+                try? client.send("GET /__gallerygen/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                return (try? client.read(until: ": connected"))?.contains("200 OK") == true
+            }.count
         }
+        #expect(answered == 300)
 
         // Before: each stayed in CLOSE-WAIT on the server, holding a descriptor, until a rebuild.
-        try await waitUntil(seconds: 10, "descriptors: \(Self.openDescriptors), before: \(baseline)") {
-            Self.openDescriptors <= baseline + 10
+        try await waitUntil(seconds: 10, "half-closed: \(Self.halfClosedConnections(onPort: port))") {
+            Self.halfClosedConnections(onPort: port) == 0
         }
         await preview.stop()
     }
@@ -169,22 +190,25 @@ final class RunningPreview: Sendable {
         let site = try FixtureSite(count: 1)
         let preview = try await RunningPreview(site: site.url, maxEventStreams: 3)
         let port = try #require(preview.url.port)
-        func open() throws -> (RawClient, String) {
-            let client = try RawClient(port: port)
-            try client.send("GET /__gallerygen/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            return (client, try client.read(until: "\r\n\r\n"))
+        @Sendable func open() async throws -> (RawClient, String) {
+            try await Self.blocking {
+                let client = try RawClient(port: port)
+                try client.send("GET /__gallerygen/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                return (client, try client.read(until: "\r\n\r\n"))
+            }
         }
-        let open3 = try (0..<3).map { _ in try open() }
+        var open3: [(RawClient, String)] = []
+        for _ in 0..<3 { open3.append(try await open()) }
         #expect(open3.allSatisfy { $0.1.hasPrefix("HTTP/1.1 200") })
 
-        let (fourth, head) = try open()
+        let (fourth, head) = try await open()
         #expect(head.hasPrefix("HTTP/1.1 503"), "\(head)")
         #expect(head.lowercased().contains("retry-after: 10"))
         fourth.close()
 
         open3[0].0.close()
         try await waitUntil(seconds: 10, "a closed stream frees its place") {
-            guard let (client, head) = try? open() else { return false }
+            guard let (client, head) = try? await open() else { return false }
             client.close()
             return head.hasPrefix("HTTP/1.1 200")
         }
@@ -193,8 +217,9 @@ final class RunningPreview: Sendable {
     }
 }
 
-/// A bare TCP client: what a browser tab does to the event stream, without a browser.
-final class RawClient {
+/// A bare TCP client: what a browser tab does to the event stream, without a browser. Its calls
+/// block; tests make them through ``PreviewServerTests/blocking(_:)``.
+final class RawClient: Sendable {
     private let descriptor: Int32
 
     init(port: Int) throws {

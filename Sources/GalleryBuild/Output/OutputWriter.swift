@@ -26,14 +26,15 @@ struct OutputFile: Sendable {
 /// read-only file) leaves the site the previous build wrote:
 ///
 /// 1. content files (thumbnails: new names beside the old ones) are copied in, each atomically;
-/// 2. every page and asset that changed is written to a temporary name beside its target;
-/// 3. only when all of them are on disk are they renamed into place (a rename needs no space);
-/// 4. files the previous build wrote and this one does not are removed;
-/// 5. the manifest is written last.
+/// 2. every page and asset that changed, and the manifest, are written to temporary names beside
+///    their targets and flushed;
+/// 3. only when all of them are on disk are they renamed into place, the manifest last (a rename
+///    needs no space);
+/// 4. then the files the previous build wrote and this one does not are removed.
 ///
 /// A failure in 1 or 2 removes what this build added (the temporary files and the content files
-/// it created), so nothing is left that no manifest names. Unchanged files are not rewritten
-/// (they keep their mtime).
+/// it created), so nothing is left that no manifest names and the previous site stands whole.
+/// Unchanged files are not rewritten (they keep their mtime).
 struct OutputWriter {
     let directory: URL
     /// Called with each file's relative path just before it is written: tests make it throw to
@@ -86,19 +87,30 @@ struct OutputWriter {
                 result.bytesWritten += size
                 result.written += 1
             }
-            for file in files {
-                guard case .bytes(let bytes) = file.content else { continue }
-                let target = directory.appendingPathComponent(file.path)
+            // The manifest goes with the pages, last; when it equals the previous one, the file
+            // already says it.
+            let manifestFile = directory.appendingPathComponent(Manifest.fileName)
+            var staging = files.compactMap { file -> (String, [UInt8])? in
+                guard case .bytes(let bytes) = file.content else { return nil }
+                return (file.path, bytes)
+            }
+            if manifest != previous || !fileManager.fileExists(atPath: manifestFile.path) {
+                staging.append((Manifest.fileName, [UInt8](try manifest.encoded())))
+            }
+            for (path, bytes) in staging {
+                let target = directory.appendingPathComponent(path)
                 if let existing = fileManager.contents(atPath: target.path), Self.same(existing, bytes) { continue }
-                try beforeWriting?(file.path)
+                try beforeWriting?(path)
                 try fileManager.createDirectory(
                     at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 let temporary = AtomicFile.temporaryURL(for: target)
                 staged.append((temporary, target))
                 try Data(bytes).write(to: temporary)
                 try AtomicFile.synchronize(temporary)
-                result.bytesWritten += Int64(bytes.count)
-                result.written += 1
+                if path != Manifest.fileName {
+                    result.bytesWritten += Int64(bytes.count)
+                    result.written += 1
+                }
             }
         } catch {
             for (temporary, _) in staged { try? fileManager.removeItem(at: temporary) }
@@ -119,22 +131,7 @@ struct OutputWriter {
             let target = directory.appendingPathComponent(stale)
             if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
         }
-        // The manifest, last. When it equals the previous one, the file already says it.
-        if manifest != previous
-            || !fileManager.fileExists(atPath: directory.appendingPathComponent(Manifest.fileName).path)
-        {
-            try beforeWriting?(Manifest.fileName)
-            try writeIfChanged([UInt8](try manifest.encoded()), to: directory.appendingPathComponent(Manifest.fileName))
-        }
         return result
-    }
-
-    /// Writes atomically unless the file already holds exactly these bytes; true if it wrote.
-    @discardableResult
-    private func writeIfChanged(_ bytes: [UInt8], to target: URL) throws -> Bool {
-        if let existing = FileManager.default.contents(atPath: target.path), Self.same(existing, bytes) { return false }
-        try AtomicFile.write(Data(bytes), to: target)
-        return true
     }
 
     /// Byte equality with memcmp (comparing `Data` element by element costs more than the read).

@@ -155,10 +155,11 @@ struct BuildSession: Sendable {
         report.counts.photos = feed.photos.count
         report.counts.skipped = feed.skipped.count
         for issue in feed.skipped {
-            report.failures.append(
-                .init(
-                    index: issue.index, id: nil, url: nil, stage: "feed", cause: "no usable image URL", host: nil,
-                    message: issue.message))
+            let failure = BuildReport.Failure(
+                index: issue.index, id: nil, url: nil, stage: "feed", cause: "no usable image URL", host: nil,
+                message: issue.message)
+            events(.failed(failure))
+            report.failures.append(failure)
         }
 
         let outcomes = try await processPhotos(feed.photos, sources: sources, report: &report)
@@ -255,7 +256,8 @@ struct BuildSession: Sendable {
             for (offset, photo) in photos.enumerated() {
                 let (original, image) = available[offset]
                 if let original, let image {
-                    outcomes[photo.index] = .done(original: original, image: image, wasProcessed: false, warnings: [])
+                    outcomes[photo.index] = .done(
+                        original: original, image: image, wasProcessed: false, warnings: [], imagingWarnings: [])
                     continue
                 }
                 group.addTask {
@@ -299,21 +301,25 @@ struct BuildSession: Sendable {
             advanced(.images)
             return failed(photo, stage: "load", error: error)
         }
-        var warnings = original.warning.map { ["\(name): \($0)"] } ?? []
+        let warnings = original.warning.map { ["\(name): \($0)"] } ?? []
+        let transient = original.isTransient ? original.file : nil
         defer {
             // A no-store body is kept only while it is used.
-            if original.isTransient { try? FileManager.default.removeItem(at: original.file) }
+            if let transient { try? FileManager.default.removeItem(at: transient) }
         }
         do {
-            let outcome = try await renditions.renditions(of: original, name: name) { [loader] damaged in
+            // The renditions are shared by every photo with these bytes, and so are their
+            // messages: they say "the image", and each photo's own name is put before them.
+            let outcome = try await renditions.renditions(of: original, name: "the image") { [loader] damaged in
                 try await loader.freshCopy(of: damaged)
             }
             advanced(.images)
-            original = outcome.original ?? original
-            warnings += outcome.warnings.map { "\(name): \($0)" }
-            for warning in warnings { events(.warning(warning)) }
+            // A fresh copy replaces this photo's original only if it was fetched for its URL.
+            if let repaired = outcome.original, repaired.source == original.source { original = repaired }
+            for warning in warnings + outcome.warnings.map({ "\(name): \($0)" }) { events(.warning(warning)) }
             return .done(
-                original: original, image: outcome.image, wasProcessed: outcome.wasProcessed, warnings: warnings)
+                original: original, image: outcome.image, wasProcessed: outcome.wasProcessed, warnings: warnings,
+                imagingWarnings: outcome.warnings)
         } catch {
             advanced(.images)
             for warning in warnings { events(.warning(warning)) }
@@ -344,6 +350,14 @@ struct BuildSession: Sendable {
     private func tally(_ outcomes: [Int: PhotoOutcome], photos: [Photo], into report: inout BuildReport) {
         var countedURLs: Set<String> = []
         var processedKeys: Set<String> = []
+        // libvips' warnings belong to the bytes, which were decoded once whichever photo got there
+        // first: reported once, under the first photo in feed order with those bytes.
+        var imagingWarnings: [String: [String]] = [:]
+        for outcome in outcomes.values {
+            guard case .done(let original, _, _, _, let warnings) = outcome, !warnings.isEmpty else { continue }
+            imagingWarnings[original.sha256] = warnings
+        }
+        var warnedKeys: Set<String> = []
         for photo in photos {
             guard let outcome = outcomes[photo.index] else { continue }
             if let original = outcome.original, countedURLs.insert(original.source.description).inserted {
@@ -357,8 +371,12 @@ struct BuildSession: Sendable {
                 report.warnings += outcome.warnings
             }
             switch outcome {
-            case .done(let original, _, let wasProcessed, _):
+            case .done(let original, _, let wasProcessed, _, _):
                 if wasProcessed, processedKeys.insert(original.sha256).inserted { report.counts.processed += 1 }
+                if let warnings = imagingWarnings[original.sha256], warnedKeys.insert(original.sha256).inserted {
+                    let name = displayName(of: photo.source)
+                    report.warnings += warnings.map { "\(name): \($0)" }
+                }
             case .failed(let failure, _, _):
                 report.counts.failed += 1
                 report.failures.append(failure)
@@ -511,24 +529,27 @@ final class StageCounter: Sendable {
 
 /// What became of one photo.
 enum PhotoOutcome: Sendable {
-    case done(original: Original, image: ProcessedImage, wasProcessed: Bool, warnings: [String])
+    /// `warnings` are about the photo's loading, named; `imagingWarnings` are libvips' about its
+    /// bytes, unnamed (the same for every photo with those bytes).
+    case done(
+        original: Original, image: ProcessedImage, wasProcessed: Bool, warnings: [String], imagingWarnings: [String])
     case failed(BuildReport.Failure, original: Original?, warnings: [String])
 
     var image: ProcessedImage? {
-        if case .done(_, let image, _, _) = self { return image }
+        if case .done(_, let image, _, _, _) = self { return image }
         return nil
     }
 
     var original: Original? {
         switch self {
-        case .done(let original, _, _, _): original
+        case .done(let original, _, _, _, _): original
         case .failed(_, let original, _): original
         }
     }
 
     var warnings: [String] {
         switch self {
-        case .done(_, _, _, let warnings), .failed(_, _, let warnings): warnings
+        case .done(_, _, _, let warnings, _), .failed(_, _, let warnings): warnings
         }
     }
 

@@ -25,6 +25,7 @@ enum FailureCause {
         case .cancelled: "cancelled"
         case .unsupportedScheme: "unsupported URL"
         case .timedOut: "timed out"
+        case .tooSlow: "too slow"
         case .hostDown: "host not answering"
         }
     }

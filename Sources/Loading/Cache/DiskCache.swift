@@ -127,12 +127,13 @@ public final class DiskCache: Sendable {
     }
 
     /// Moves a complete, verified transfer of `size` bytes into place as the blob of `sha256`.
-    /// An existing blob of that size is kept (it was verified when it was written, and its
-    /// mtime is other records' proof); one of another size is damaged and is replaced.
+    /// An existing blob that still hashes to its name is kept (its mtime is other records'
+    /// proof, and identical bytes from many URLs would otherwise make each of them hash it
+    /// again); a damaged one, of any size, is replaced.
     func commitBlob(_ file: URL, sha256: String, size: Int64) throws -> URL {
         let target = blobURL(for: sha256)
         state.withLock { _ = $0.statusAtOpen.removeValue(forKey: sha256) }
-        if FileStatus(target)?.size == size {
+        if FileStatus(target)?.size == size, (try? FileDigest.sha256(of: target).hex) == sha256 {
             try? FileManager.default.removeItem(at: file)
         } else {
             try AtomicFile.commit(file, to: target)
@@ -157,9 +158,12 @@ public final class DiskCache: Sendable {
         guard let status = seen ?? FileStatus(path: path) else { return nil }
         guard status.size == record.size else {
             // Truncated or grown: the name says what it should hold, so it can only be damaged.
-            // Removed, so that the next download can take its place.
+            // Removed (unless a good copy has just taken its place), so that the next download
+            // can take its place.
             state.withLock { _ = $0.statusAtOpen.removeValue(forKey: record.sha256) }
-            try? FileManager.default.removeItem(atPath: path)
+            if let now = FileStatus(path: path), now.size != record.size {
+                try? FileManager.default.removeItem(atPath: path)
+            }
             return nil
         }
         let blob = URL(fileURLWithPath: path, isDirectory: false)

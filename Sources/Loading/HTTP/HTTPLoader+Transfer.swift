@@ -45,9 +45,12 @@ extension HTTPLoader {
                 request.headers.add(name: "If-Modified-Since", value: lastModified)
             }
         }
-        // The limits' own deadline ends the exchange; this one only bounds the client's wait.
+        // The limits' own deadline ends the exchange; the client's, a second later, only backs it up.
+        let total = configuration.limits.total + .seconds(1)
         let response = try await client.execute(
-            request, timeout: .nanoseconds(configuration.limits.total.components.seconds * 1_000_000_000 + 1))
+            request,
+            timeout: .nanoseconds(
+                total.components.seconds * 1_000_000_000 + total.components.attoseconds / 1_000_000_000))
         meter.headReceived()
         let status = Int(response.status.code)
         let head = ResponseHead(

@@ -108,6 +108,11 @@ public final class HTTPLoader: OriginalLoading {
 
     public func freshCopy(of damaged: Original) async throws -> Original {
         cache.discardBlob(damaged.sha256)
+        if configuration.offline {
+            throw LoadingError(
+                .offlineMiss, url: damaged.source.description,
+                "the cached copy is damaged, and --offline sends no request; build once online")
+        }
         switch try await fetch(damaged.source, revalidating: nil, expectsImage: true) {
         case .downloaded(let original): return original
         case .notModified:
@@ -318,7 +323,7 @@ extension LoadingError {
 
     var allowsStaleCopy: Bool {
         switch code {
-        case .network, .truncated, .timedOut, .hostDown: true
+        case .network, .truncated, .timedOut, .tooSlow, .hostDown: true
         case .httpStatus: status.map { (500...599).contains($0) } ?? false
         default: false
         }

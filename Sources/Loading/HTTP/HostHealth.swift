@@ -39,7 +39,7 @@ final class HostHealth: Sendable {
         throw LoadingError(
             .hostDown, url: url,
             "not asked: \(displayName) failed \(configuration.failureLimit) times or more in a row "
-                + "(last: \(entry.lastFailure))")
+                + "(\(entry.lastFailure))")
     }
 
     func succeeded(host: String) {
@@ -50,7 +50,9 @@ final class HostHealth: Sendable {
         hosts.withLock { hosts in
             var entry = hosts[host] ?? Entry()
             entry.failuresInARow += 1
-            entry.lastFailure = error.message
+            // The kind, not the words: the words carry timings and addresses, and every photo
+            // this host fails for later repeats them.
+            entry.lastFailure = error.code == .timedOut ? "no answer in time" : "cannot connect"
             if entry.failuresInARow >= configuration.failureLimit, entry.downSince == nil {
                 entry.downSince = .now
             }

@@ -51,14 +51,14 @@ public struct TransferLimits: Sendable, Equatable {
     /// Wakes a few times per limit and throws when one is broken; returns only by cancellation.
     private func watch(_ meter: TransferMeter, url: String) async throws {
         let clock = ContinuousClock()
-        let tick = min(idle, grace, total, .seconds(1)) / 4
+        let tick = max(min(idle, grace, total, .seconds(1)) / 4, .milliseconds(10))
         while true {
             try await Task.sleep(for: tick, clock: clock)
             let now = clock.now
             let progress = meter.progress
             if now - progress.started >= total {
                 throw LoadingError(
-                    .timedOut, url: url,
+                    .tooSlow, url: url,
                     "no complete answer within \(Self.describe(total)) (\(progress.bodyBytes) body bytes received)")
             }
             if now - progress.lastActivity >= idle {
@@ -70,7 +70,7 @@ public struct TransferLimits: Sendable, Equatable {
                 let rate = Double(progress.bodyBytes) / seconds
                 if rate < Double(minimumBytesPerSecond) {
                     throw LoadingError(
-                        .timedOut, url: url,
+                        .tooSlow, url: url,
                         "too slow: \(progress.bodyBytes) bytes in \(Self.describe(now - bodyStarted)), under the "
                             + "minimum of \(minimumBytesPerSecond) bytes a second")
                 }
