@@ -14,15 +14,19 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The spot in the feed, when there is one.
     public var location: SourceLocation?
+    /// The error underneath (the file system's, for a folder that cannot be listed).
+    public var underlying: (any Error & Sendable)?
 
-    public init(_ code: Code, _ message: String, location: SourceLocation? = nil) {
+    public init(
+        _ code: Code, _ message: String, location: SourceLocation? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.message = message
         self.location = location
+        self.underlying = underlying
     }
 
     public var description: String {
-        if let location { return "\(location): \(message)" }
-        return message
+        (location.map { "\($0): " } ?? "") + message + (underlying.map { " (\($0.localizedDescription))" } ?? "")
     }
 }

@@ -42,7 +42,7 @@ extension FeedReader {
                 return
             }
             throw FeedError(
-                .unreadableFolder, "cannot list the feed folder \(folder.path): \(error.localizedDescription)")
+                .unreadableFolder, "cannot list the feed folder \(folder.path)", underlying: error as NSError)
         }
         var subfolders: [(String, URL)] = []
         let album = path.isEmpty ? nil : path.joined(separator: " / ")

@@ -1,17 +1,62 @@
-/// Why a build stopped: the CLI maps each kind to an exit code (shared/DESIGN.md).
-public enum BuildError: Error, Sendable, CustomStringConvertible {
-    /// `gallery.yml` or the command line is wrong: exit 2.
-    case configuration(ConfigError)
-    /// The build could not finish (unreadable feed, broken theme, unwritable output): exit 1.
-    case failed(String)
-    /// SIGINT or SIGTERM: exit 130.
-    case interrupted
+import GalleryCore
 
+/// Why a build stopped: a code (the CLI turns codes into exit codes, in one place), what failed
+/// and what to do, where (`gallery.yml:4:3`, `feed.json:12:5`), and the error underneath as a
+/// value: nothing is flattened into a string until it is printed.
+public struct BuildError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// `gallery.yml` or the command line is wrong (exit 2).
+        case configuration
+        /// The feed cannot be read or understood.
+        case feed
+        /// The Markdown intro cannot be read.
+        case intro
+        /// The theme cannot be loaded or rendered.
+        case theme
+        /// libvips could not start.
+        case imaging
+        /// The cache folder cannot be opened or written.
+        case cache
+        /// The site cannot be written to the output folder.
+        case output
+        /// SIGINT or SIGTERM, or a build superseded by a newer one (exit 130).
+        case interrupted
+    }
+
+    public var code: Code
+    /// What failed, and what to do; nil when the underlying error says it all.
+    public var message: String?
+    /// The spot in an input file, when there is one.
+    public var location: SourceLocation?
+    /// The error underneath (a ``ConfigError``, a feed's `FeedError`, a `LoadingError`, …).
+    public var underlying: (any Error & Sendable)?
+
+    public init(
+        _ code: Code, _ message: String? = nil, location: SourceLocation? = nil,
+        underlying: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.location = location
+        self.underlying = underlying
+    }
+
+    public static let interrupted = BuildError(.interrupted, "interrupted")
+
+    /// A configuration error, as the build reports it.
+    public static func configuration(_ error: ConfigError) -> BuildError {
+        BuildError(.configuration, underlying: error)
+    }
+
+    /// The configuration error underneath, if this is one.
+    public var configurationError: ConfigError? { underlying as? ConfigError }
+
+    /// `location: message: underlying`, each part only when there is one.
     public var description: String {
-        switch self {
-        case .configuration(let error): error.description
-        case .failed(let message): message
-        case .interrupted: "interrupted"
-        }
+        var parts: [String] = []
+        if let location { parts.append(location.description) }
+        if let message { parts.append(message) }
+        if let underlying { parts.append(String(describing: underlying)) }
+        return parts.joined(separator: ": ")
     }
 }

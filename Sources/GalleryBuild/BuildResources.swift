@@ -83,7 +83,7 @@ public final class BuildResources: Sendable {
         do {
             cache = try DiskCache(directory: key.cacheDirectory)
         } catch {
-            throw .failed("\(error)")
+            throw BuildError(.cache, "cannot open the cache", underlying: error)
         }
         let http = HTTPLoader(
             configuration: HTTPLoader.Configuration(

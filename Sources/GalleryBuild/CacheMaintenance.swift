@@ -27,7 +27,7 @@ public struct CacheMaintenance: Sendable {
             let (removed, _) = try cache.evict(toFit: limit ?? config.cacheLimit ?? Int64.max)
             return (removed, cache.info())
         } catch {
-            throw .failed("\(error)")
+            throw BuildError(.cache, "cannot prune the cache", underlying: error)
         }
     }
 
@@ -43,7 +43,7 @@ public struct CacheMaintenance: Sendable {
         do {
             return (config, try DiskCache(directory: layout.cacheDirectory), layout.cacheDirectory)
         } catch {
-            throw .failed("\(error)")
+            throw BuildError(.cache, "cannot open the cache", underlying: error)
         }
     }
 }

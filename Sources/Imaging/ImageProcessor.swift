@@ -206,7 +206,7 @@ public struct ImageProcessor: Sendable {
             throw error
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw ImagingError(.write, "cannot write \(target.lastPathComponent): \(error.localizedDescription)")
+            throw ImagingError(.write, "cannot write \(target.lastPathComponent)", underlying: error as NSError)
         }
         return FileStatus(target)?.size ?? 0
     }

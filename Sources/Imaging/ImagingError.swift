@@ -1,4 +1,6 @@
-/// Why an image could not be turned into renditions; the message names the file.
+/// Why an image could not be turned into renditions: a code, what failed (libvips' own words are
+/// part of the message, as libvips gives no error value), and the error underneath when another
+/// library's error caused it (the file system's, when a rendition cannot be written).
 public struct ImagingError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case initialisation
@@ -11,11 +13,16 @@ public struct ImagingError: Error, Sendable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
+    public var underlying: (any Error & Sendable)?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
+        self.underlying = underlying
     }
 
-    public var description: String { message }
+    /// The message with the underlying error's words.
+    public var detail: String { underlying.map { "\(message) (\($0))" } ?? message }
+
+    public var description: String { detail }
 }

@@ -1,6 +1,7 @@
 import GalleryCore
 
-/// Why an image or feed could not be loaded; the message names the URL and what to do.
+/// Why an image or feed could not be loaded: a code, the URL (or file), what failed and what to
+/// do, and the error underneath (the HTTP client's, the file system's) as a value.
 public struct LoadingError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         case unreadableFile
@@ -31,13 +32,23 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
     public var status: Int?
     /// The server's Retry-After, verbatim.
     var retryAfter: String?
+    /// The error underneath, when another library's error caused this one.
+    public var underlying: (any Error & Sendable)?
 
-    public init(_ code: Code, url: String, _ message: String, status: Int? = nil) {
+    public init(
+        _ code: Code, url: String, _ message: String, status: Int? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
         self.code = code
         self.url = url
         self.message = message
         self.status = status
+        self.underlying = underlying
     }
 
-    public var description: String { "\(url): \(message)" }
+    /// The message with the underlying error's words: `cannot reach the server (connection refused)`.
+    public var detail: String {
+        underlying.map { "\(message) (\($0))" } ?? message
+    }
+
+    public var description: String { "\(url): \(detail)" }
 }

@@ -22,7 +22,7 @@ struct LocalFileSource: Sendable {
             let digest = try FileDigest.sha256(of: file)
             return Original(source: source, file: file, sha256: digest.hex, byteCount: digest.byteCount, origin: .local)
         } catch {
-            throw LoadingError(.unreadableFile, url: file.path, "cannot read the file: \(error.localizedDescription)")
+            throw LoadingError(.unreadableFile, url: file.path, "cannot read the file", underlying: error as NSError)
         }
     }
 }

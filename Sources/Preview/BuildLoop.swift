@@ -71,7 +71,7 @@ actor BuildLoop {
                     id, .built(result), announce: !quietUnlessFeedChanged || result.feedSHA256 != feedBefore)
             } catch {
                 previous?.cancel()
-                if case .interrupted = error { return .superseded }
+                if error.code == .interrupted { return .superseded }
                 return self.finished(id, .failed(error.description))
             }
         }

@@ -1,10 +1,32 @@
-/// A theme that cannot be used; the message names the folder or template.
-public struct RenderingError: Error, Sendable, CustomStringConvertible {
-    public var message: String
+import GalleryCore
 
-    public init(_ message: String) {
-        self.message = message
+/// A theme that cannot be used: a code, what is wrong and what to do, the template's line and
+/// column when a template does not parse, and the template engine's error underneath.
+public struct RenderingError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The theme folder, or a template the site needs, is missing.
+        case missingTemplate
+        /// A template does not parse.
+        case templateSyntax
+        /// A theme file cannot be read.
+        case unreadable
     }
 
-    public var description: String { message }
+    public var code: Code
+    public var message: String
+    public var location: SourceLocation?
+    public var underlying: (any Error & Sendable)?
+
+    public init(
+        _ code: Code, _ message: String, location: SourceLocation? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.location = location
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        (location.map { "\($0): " } ?? "") + message + (underlying.map { " (\($0))" } ?? "")
+    }
 }

@@ -32,20 +32,23 @@ public struct SiteRenderer: Sendable {
     public init(configuration: Configuration) async throws(RenderingError) {
         guard let theme = configuration.themeDirectory ?? Self.builtInTheme else {
             throw RenderingError(
+                .missingTemplate,
                 "the built-in theme is missing beside the gallerygen binary; set `templates` in gallery.yml")
         }
         guard FileManager.default.fileExists(atPath: theme.appendingPathComponent("page.mustache").path) else {
-            throw RenderingError("\(theme.path): no page.mustache in the theme folder")
+            throw RenderingError(.missingTemplate, "\(theme.path): no page.mustache in the theme folder")
         }
         do {
             self.templates = Templates(library: try await MustacheLibrary(directory: theme.path), theme: theme)
         } catch let error as MustacheLibrary.ParserError {
             throw RenderingError(
-                "\(theme.appendingPathComponent(error.filename).path):\(error.context.lineNumber):"
-                    + "\(error.context.columnNumber): template error: \(error.error)"
-            )
+                .templateSyntax, "template error: \(error.error)",
+                location: SourceLocation(
+                    file: theme.appendingPathComponent(error.filename).path, line: error.context.lineNumber,
+                    column: error.context.columnNumber))
         } catch {
-            throw RenderingError("\(theme.path): cannot load the theme: \(error)")
+            throw RenderingError(
+                .unreadable, "\(theme.path): cannot load the theme", underlying: error as? any Error & Sendable)
         }
         self.configuration = configuration
         self.theme = theme
@@ -73,7 +76,7 @@ public struct SiteRenderer: Sendable {
     /// rendered on every core.
     public func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
         guard templates.library.getTemplate(named: "page") != nil else {
-            throw RenderingError("\(theme.path): the theme has no page template")
+            throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }
         let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
         let eagerCount = configuration.eagerCount
@@ -105,6 +108,7 @@ public struct SiteRenderer: Sendable {
         if plan.hasAlbumsPage {
             guard let html = templates.render(plan.albumsPageContext(), "albums") else {
                 throw RenderingError(
+                    .missingTemplate,
                     "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
                 )
             }
@@ -137,7 +141,7 @@ public struct SiteRenderer: Sendable {
                 !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") })
             else { continue }
             guard let data = FileManager.default.contents(atPath: source.path) else {
-                throw RenderingError("\(source.path): cannot read the theme asset")
+                throw RenderingError(.unreadable, "\(source.path): cannot read the theme asset")
             }
             files.append(RenderedFile(path: "assets/\(relative)", contents: [UInt8](data)))
         }

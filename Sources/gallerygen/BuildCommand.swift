@@ -73,7 +73,7 @@ struct BuildCommand: AsyncParsableCommand {
             }
         case .failure(let error):
             console.finish()
-            if case .interrupted = error {
+            if error.code == .interrupted {
                 console.error("interrupted; the output folder is as the previous build left it")
             } else {
                 console.error(error.description)

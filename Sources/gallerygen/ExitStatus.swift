@@ -8,11 +8,12 @@ enum ExitStatus {
     static let usage = ExitCode(2)
     static let interrupted = ExitCode(130)
 
+    /// The one place where a build error becomes an exit code.
     static func code(for error: BuildError) -> ExitCode {
-        switch error {
+        switch error.code {
         case .configuration: usage
-        case .failed: failed
         case .interrupted: interrupted
+        case .feed, .intro, .theme, .imaging, .cache, .output: failed
         }
     }
 }

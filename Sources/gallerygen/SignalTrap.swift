@@ -33,7 +33,7 @@ enum SignalTrap {
         }
         let result = await task.value
         watcher.cancel()
-        if task.isCancelled, case .success = result { return .failure(.interrupted) }
+        if task.isCancelled, case .success = result { return .failure(BuildError.interrupted) }
         return result
     }
 }

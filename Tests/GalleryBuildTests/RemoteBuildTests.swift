@@ -250,12 +250,7 @@ import Testing
         _ = try await build(site)
         let images = try site.snapshot(of: "public/images").mapValues(\.0)
         let blob = try blob(ofFirstPhotoIn: site)
-        let modified = try #require(
-            try FileManager.default.attributesOfItem(atPath: blob.path)[.modificationDate] as? Date)
-        var bytes = try [UInt8](Data(contentsOf: blob))
-        bytes[bytes.count / 2] ^= 0x55
-        try Data(bytes).write(to: blob)
-        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: blob.path)
+        try FileTampering.flipByte(in: blob)
         // Thumbnails gone: the build must decode the originals, and so must trust them first.
         try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache/v1/renditions"))
         upstream.server.resetCounts()
@@ -266,6 +261,26 @@ import Testing
         #expect(result.report.counts.failed == 0 && result.report.counts.processed == 2)
         #expect(try site.snapshot(of: "public/images").mapValues(\.0) == images, "the same thumbnails")
         #expect(try FileDigest.sha256(of: blob).hex == blob.lastPathComponent)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func offlineADamagedBlobIsAFailureNotARequest() async throws {
+        let upstream = try await Upstream(count: 2)
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        let blob = try blob(ofFirstPhotoIn: site)
+        try FileTampering.flipByte(in: blob)
+        try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache/v1/renditions"))
+        upstream.server.resetCounts()
+
+        let result = try await build(site, BuildOptions(offline: true))
+
+        #expect(upstream.server.requests.isEmpty, "--offline sends nothing, even to repair")
+        #expect(result.report.counts.failed == 1)
+        #expect(result.report.failures.first?.cause == "not in the cache (--offline)")
+        #expect(
+            result.report.failures.first?.message.contains("the cached copy is damaged") == true,
+            "\(result.report.failures)")
         try await upstream.server.shutdown()
     }
 

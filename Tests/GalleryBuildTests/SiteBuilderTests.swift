@@ -124,7 +124,7 @@ import Testing
         await #expect {
             try await build(site)
         } throws: { error in
-            guard case .configuration(let config) = error as? BuildError else { return false }
+            guard let config = (error as? BuildError)?.configurationError else { return false }
             return config.description.hasPrefix("gallery.yml:3:8: the feed")
                 && config.description.contains("nowhere.json")
         }
@@ -136,8 +136,8 @@ import Testing
         await #expect {
             try await build(site)
         } throws: { error in
-            guard case .failed(let message) = error as? BuildError else { return false }
-            return message.hasPrefix("feed.json:1:16: invalid JSON")
+            guard let error = error as? BuildError, error.code == .feed else { return false }
+            return error.description.hasPrefix("feed.json:1:16: invalid JSON")
         }
     }
 

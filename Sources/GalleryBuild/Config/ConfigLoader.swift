@@ -14,13 +14,14 @@ public struct ConfigLoader: Sendable {
         let file = siteDirectory.appendingPathComponent(Self.fileName)
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw ConfigError(
+                .unreadable,
                 file: Self.fileName,
                 location: nil,
                 "no \(Self.fileName) in \(siteDirectory.path); create one with at least `title:` and `feed:`"
             )
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw ConfigError(file: Self.fileName, location: nil, "not UTF-8 text")
+            throw ConfigError(.unreadable, file: Self.fileName, location: nil, "not UTF-8 text")
         }
         return try config(from: text, name: Self.fileName)
     }
@@ -46,7 +47,8 @@ public struct ConfigLoader: Sendable {
         } catch let error as YamlError {
             throw Self.syntaxError(error, name: name)
         } catch {
-            throw ConfigError(file: name, location: nil, "cannot read YAML: \(error)")
+            throw ConfigError(
+                .syntax, file: name, location: nil, "cannot read YAML", underlying: error as? any Error & Sendable)
         }
         var reader = ConfigReader(name: name)
         return try reader.siteConfig(from: root)
@@ -69,11 +71,11 @@ public struct ConfigLoader: Sendable {
         }
         guard places.count >= 2 else {
             return ConfigError(
-                file: name, location: SourceLocation(file: name, line: mark.line, column: mark.column),
+                .duplicateKey, file: name, location: SourceLocation(file: name, line: mark.line, column: mark.column),
                 "duplicate key \"\(key)\"; each key may appear once")
         }
         return ConfigError(
-            file: name, location: SourceLocation(file: name, line: places[1], column: mark.column),
+            .duplicateKey, file: name, location: SourceLocation(file: name, line: places[1], column: mark.column),
             "duplicate key \"\(key)\" (first at line \(places[0])); each key may appear once")
     }
 
@@ -82,12 +84,14 @@ public struct ConfigLoader: Sendable {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
             .composer(_, let problem, let mark, _):
             return ConfigError(
+                .syntax,
                 file: name,
                 location: SourceLocation(file: name, line: mark.line, column: mark.column),
-                "invalid YAML: \(problem)"
+                "invalid YAML: \(problem)",
+                underlying: error
             )
         default:
-            return ConfigError(file: name, location: nil, "invalid YAML: \(error)")
+            return ConfigError(.syntax, file: name, location: nil, "invalid YAML", underlying: error)
         }
     }
 }

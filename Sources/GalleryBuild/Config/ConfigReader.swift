@@ -16,9 +16,11 @@ struct ConfigReader {
 
     mutating func siteConfig(from root: Node) throws(ConfigError) -> SiteConfig {
         let top = try mapping(root, what: "the top level", keys: Self.topLevelKeys)
-        guard let titleNode = top["title"] else { throw error(at: root, "missing `title:` (the gallery's name)") }
+        guard let titleNode = top["title"] else {
+            throw error(.missingKey, at: root, "missing `title:` (the gallery's name)")
+        }
         guard let feedNode = top["feed"] else {
-            throw error(at: root, "missing `feed:` (a URL, or a path in the site folder)")
+            throw error(.missingKey, at: root, "missing `feed:` (a URL, or a path in the site folder)")
         }
         let defaults = SiteConfig(title: "", feed: FeedSettings(url: ""))
         var config = SiteConfig(title: try string(titleNode, key: "title"), feed: try feed(feedNode))
@@ -72,7 +74,7 @@ struct ConfigReader {
         }
         let keys = try mapping(node, what: "`feed`", keys: Self.feedKeys)
         guard let urlNode = keys["url"] else {
-            throw error(at: node, "missing `feed.url` (a URL, or a path in the site folder)")
+            throw error(.missingKey, at: node, "missing `feed.url` (a URL, or a path in the site folder)")
         }
         var settings = FeedSettings(url: try string(urlNode, key: "feed.url"), urlLocation: location(of: urlNode))
         if settings.url.isEmpty { throw error(at: urlNode, "`feed.url` is empty") }
@@ -148,9 +150,11 @@ struct ConfigReader {
                 if let suggestion = Self.closest(to: key, in: allowed) {
                     message += "; did you mean \"\(suggestion)\"?"
                 }
-                throw error(at: keyNode, message)
+                throw error(.unknownKey, at: keyNode, message)
             }
-            guard result[key] == nil else { throw error(at: keyNode, "the key \"\(key)\" appears twice") }
+            guard result[key] == nil else {
+                throw error(.duplicateKey, at: keyNode, "the key \"\(key)\" appears twice")
+            }
             result[key] = value
         }
         return result
@@ -232,8 +236,8 @@ struct ConfigReader {
         return number
     }
 
-    private func error(at node: Node, _ message: String) -> ConfigError {
-        ConfigError(file: name, location: location(of: node), message)
+    private func error(_ code: ConfigError.Code = .invalidValue, at node: Node, _ message: String) -> ConfigError {
+        ConfigError(code, file: name, location: location(of: node), message)
     }
 
     private func location(of node: Node) -> SourceLocation? {

@@ -77,7 +77,7 @@ struct BuildSession: Sendable {
                 effort: config.images.effort
             )
         } catch {
-            throw .failed("libvips: \(error)")
+            throw BuildError(.imaging, underlying: error)
         }
         do {
             self.renderer = try await SiteRenderer(
@@ -85,7 +85,7 @@ struct BuildSession: Sendable {
                     themeDirectory: layout.themeDirectory, pageSize: config.pageSize)
             )
         } catch {
-            throw .failed(error.description)
+            throw BuildError(.theme, underlying: error)
         }
     }
 
@@ -99,7 +99,7 @@ struct BuildSession: Sendable {
         } catch {
             result = .failure(error)
         }
-        if case .failure(.interrupted) = result, waitsWhenInterrupted {
+        if case .failure(let error) = result, error.code == .interrupted, waitsWhenInterrupted {
             // Cancelled transfers delete their partial files and encodes under way finish:
             // nothing is left half-written when the process exits.
             await loader.cancelAndDrain()
@@ -204,14 +204,16 @@ struct BuildSession: Sendable {
                 return (try reader.document(fromFolder: folder), nil, nil)
             case .file(let file):
                 guard let data = FileManager.default.contents(atPath: file.path) else {
-                    throw BuildError.failed("\(file.path): cannot read the feed")
+                    throw BuildError(.feed, "\(relativeName(of: file)): cannot read the feed")
                 }
                 return (
                     try reader.document(from: data, location: file, name: relativeName(of: file)), sha256Hex(of: data),
                     nil
                 )
             case .remote(let url):
-                guard let source = CanonicalURL(url) else { throw BuildError.failed("\(url): not a usable feed URL") }
+                guard let source = CanonicalURL(url) else {
+                    throw BuildError(.feed, "\(url.absoluteString): not a usable feed URL")
+                }
                 let (data, original) = try await http.document(for: source)
                 return (
                     try reader.document(from: data, location: url, name: url.absoluteString), original.sha256,
@@ -223,7 +225,7 @@ struct BuildSession: Sendable {
         } catch is CancellationError {
             throw .interrupted
         } catch {
-            throw .failed("\(error)")
+            throw BuildError(.feed, underlying: error)
         }
     }
 
@@ -388,7 +390,7 @@ struct BuildSession: Sendable {
         var intro = ""
         if let file = layout.introFile {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-                throw .failed("\(file.path): cannot read the intro (is it UTF-8 text?)")
+                throw BuildError(.intro, "\(relativeName(of: file)): cannot read the intro (is it UTF-8 text?)")
             }
             intro = MarkdownRenderer(allowsRawHTML: config.allowRawHTML).html(from: text)
         }
@@ -400,7 +402,7 @@ struct BuildSession: Sendable {
         do {
             return try await renderer.render(gallery)
         } catch {
-            throw .failed(error.description)
+            throw BuildError(.theme, underlying: error)
         }
     }
 
@@ -439,9 +441,11 @@ struct BuildSession: Sendable {
         do {
             return try writer.write(files, manifest: manifest, previous: previous)
         } catch {
-            throw .failed(
-                "cannot write the site to \(layout.outputDirectory.path): \(Self.describe(fileError: error)); "
-                    + "the output folder is as the previous build left it")
+            throw BuildError(
+                .output,
+                "cannot write the site to \(layout.outputDirectory.path) (the output folder is as the previous "
+                    + "build left it)",
+                underlying: FileWriteFailure(error as NSError))
         }
     }
 
@@ -449,8 +453,7 @@ struct BuildSession: Sendable {
 
     /// The system's words for a file error ("No space left on device"), and the file, rather than
     /// Foundation's generic sentence.
-    static func describe(fileError error: any Error) -> String {
-        let error = error as NSError
+    static func describe(fileError error: NSError) -> String {
         var reason = error.localizedDescription
         if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             reason = String(cString: strerror(Int32(underlying.code)))
@@ -512,6 +515,17 @@ struct BuildSession: Sendable {
         let path = file.standardizedFileURL.path
         return path.hasPrefix(site) ? String(path.dropFirst(site.count)) : path
     }
+}
+
+/// A file the build could not write, printed in the system's words.
+struct FileWriteFailure: Error, Sendable, CustomStringConvertible {
+    let error: NSError
+
+    init(_ error: NSError) {
+        self.error = error
+    }
+
+    var description: String { BuildSession.describe(fileError: error) }
 }
 
 /// Items done per stage, counted from many tasks.

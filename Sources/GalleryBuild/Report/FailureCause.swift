@@ -45,8 +45,8 @@ enum FailureCause {
     /// names the photo beside it).
     static func message(of error: any Error) -> String {
         switch error {
-        case let error as LoadingError: error.message
-        case let error as ImagingError: error.message
+        case let error as LoadingError: error.detail
+        case let error as ImagingError: error.detail
         default: "\(error)"
         }
     }

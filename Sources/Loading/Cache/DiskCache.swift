@@ -57,7 +57,7 @@ public final class DiskCache: Sendable {
             }
         } catch {
             throw LoadingError(
-                .cache, url: directory.path, "cannot create the cache folder: \(error.localizedDescription)")
+                .cache, url: directory.path, "cannot create the cache folder", underlying: error as NSError)
         }
         lock = try CacheLock(file: root.appendingPathComponent("lock"))
         Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
@@ -103,7 +103,7 @@ public final class DiskCache: Sendable {
             try AtomicFile.write(try encoder.encode(IndexFile(records: records)), to: indexFile)
         } catch {
             throw LoadingError(
-                .cache, url: indexFile.path, "cannot write the cache index: \(error.localizedDescription)")
+                .cache, url: indexFile.path, "cannot write the cache index", underlying: error as NSError)
         }
     }
 

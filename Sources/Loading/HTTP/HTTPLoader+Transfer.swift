@@ -193,7 +193,7 @@ extension HTTPLoader {
             blob = try cache.commitBlob(file, sha256: sha256, size: size)
         } catch {
             throw LoadingError(
-                .cache, url: source.description, "cannot store the \(noun) in the cache: \(error.localizedDescription)")
+                .cache, url: source.description, "cannot store the \(noun) in the cache", underlying: error as NSError)
         }
         let record = CacheRecord(
             url: source.description,
@@ -268,6 +268,8 @@ extension HTTPLoader {
         {
             return LoadingError(.timedOut, url: url.absoluteString, "timed out")
         }
-        return LoadingError(.network, url: url.absoluteString, "cannot reach the server (\(error))")
+        return LoadingError(
+            .network, url: url.absoluteString, "cannot reach the server",
+            underlying: error as? any Error & Sendable ?? error as NSError)
     }
 }
