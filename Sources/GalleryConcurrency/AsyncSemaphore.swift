@@ -31,6 +31,9 @@ package actor AsyncSemaphore {
         }
     }
 
+    /// Tasks waiting for a permit.
+    package var waiterCount: Int { waiters.count }
+
     package func release() {
         if waiters.isEmpty {
             available += 1

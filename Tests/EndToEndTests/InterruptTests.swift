@@ -19,13 +19,13 @@ import Testing
         process.executableURL = CommandRun.binary
         process.arguments = ["build", site.url.path, "--quiet"]
         try process.run()
-        for _ in 0..<1000 where upstream.photoRequests.filter({ !$0.isConditional }).count < 4 {
-            try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil(seconds: 10, "four downloads under way") {
+            upstream.photoRequests.filter({ !$0.isConditional }).count >= 4
         }
         let clock = ContinuousClock()
         let interrupted = clock.now
         process.interrupt()
-        for _ in 0..<1500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        try? await waitUntil(seconds: 15, "gallerygen exits") { !process.isRunning }
         let took = clock.now - interrupted
         print("gallerygen exited \(took) after SIGINT")
 

@@ -50,7 +50,6 @@ import Testing
         let site = try FixtureSite(count: 3)
         _ = try await build(site)
         let first = try site.snapshot()
-        try await Task.sleep(for: .milliseconds(20))
 
         let second = try await build(site)
 

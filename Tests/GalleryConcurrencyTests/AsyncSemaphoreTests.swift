@@ -27,7 +27,7 @@ import Testing
         let semaphore = AsyncSemaphore(permits: 1)
         try await semaphore.acquire()
         let waiter = Task { try await semaphore.acquire() }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the waiter queues") { await semaphore.waiterCount == 1 }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         await semaphore.release()

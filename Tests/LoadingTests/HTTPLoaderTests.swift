@@ -350,7 +350,7 @@ final class LoaderFixture: @unchecked Sendable {
         }
         let loader = ImageLoader(configuration: .init(), remote: fixture.loader())
         let waiter = Task { try await loader.original(for: fixture.url("/slow.jpg")) }
-        for _ in 0..<500 where fixture.server.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the request reaches the server") { !fixture.server.requests.isEmpty }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         await loader.cancelAndDrain()

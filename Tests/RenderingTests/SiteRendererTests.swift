@@ -49,7 +49,9 @@ import Testing
         return String(decoding: file.contents, as: UTF8.self)
     }
 
-    /// Compares with a golden file; `GALLERYGEN_RECORD=1 swift test` writes the golden files anew.
+    /// Compares with a golden file; `GALLERYGEN_RECORD=1 swift test` writes the golden files anew
+    /// and fails, as swift-argument-parser's `assertSnapshot` does, so that a recording run can
+    /// never pass for a checking one.
     func assertGolden(_ text: String, named name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
         throws
     {
@@ -57,6 +59,9 @@ import Testing
         if ProcessInfo.processInfo.environment["GALLERYGEN_RECORD"] == "1" {
             try FileManager.default.createDirectory(at: Self.goldenDirectory, withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
+            Issue.record(
+                "recorded Golden/\(name); check the change and run again without GALLERYGEN_RECORD",
+                sourceLocation: sourceLocation)
             return
         }
         let golden = try String(contentsOf: file, encoding: .utf8)

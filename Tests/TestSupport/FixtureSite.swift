@@ -41,14 +41,21 @@ public struct FixtureSite {
         return String(array.dropFirst().dropLast())
     }
 
-    /// Every file of the output with its bytes and modification time.
-    public func snapshot(of output: String = "public") throws -> [String: (Data, Date)] {
-        var result: [String: (Data, Date)] = [:]
+    /// Every file of the output with its bytes and its inode number. Files are written to a
+    /// temporary name and renamed, so a rewritten file has a new inode, however little time
+    /// passed: no test needs to sleep for a modification time to move.
+    public func snapshot(of output: String = "public") throws -> [String: (Data, UInt64)] {
+        var result: [String: (Data, UInt64)] = [:]
         for path in folder.allFiles(under: output) {
             let file = folder.file(output).appendingPathComponent(path)
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            result[path] = (try Data(contentsOf: file), attributes[.modificationDate] as? Date ?? .distantPast)
+            result[path] = (try Data(contentsOf: file), try Self.inode(of: file))
         }
         return result
+    }
+
+    /// The file's inode number: it changes when the file is replaced by a rename.
+    public static func inode(of file: URL) throws -> UInt64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        return (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
     }
 }
