@@ -1,0 +1,253 @@
+import AsyncHTTPClient
+import Feed
+import Foundation
+import GalleryConcurrency
+import GalleryCore
+import Imaging
+import Loading
+import Markdown
+import Rendering
+import Synchronization
+
+/// The load and images stages: every photo loaded and processed, concurrently.
+extension BuildSession {
+    /// Loads and processes every photo, concurrently; returns the outcome per feed index.
+    /// `sources` are the photos' canonical URLs (nil: not loadable).
+    func processPhotos(_ photos: [Photo], sources: [CanonicalURL?], report: inout BuildReport)
+        async throws(BuildError) -> [Int: PhotoOutcome]
+    {
+        events(.started(.load, total: photos.count))
+        events(.started(.images, total: photos.count))
+        let progress = StageProgress(clock: clock)
+        progress.begin(.load)
+        let total = photos.count
+        let advanced: @Sendable (BuildStage) -> Void = { [events] stage in
+            events(.advanced(stage, done: progress.increment(stage), total: total))
+        }
+        // A photo fresh in the cache whose renditions are made needs no task and no wait: one
+        // pass over the feed on every core settles them (all of a rebuild within max-age).
+        let available = await Array(zip(photos, sources)).concurrentMap { [loader, renditions] photo, source in
+            let original = source.flatMap(loader.availableOriginal(for:))
+            let image = original.flatMap(renditions.availableRenditions(of:))?.image
+            if image != nil {
+                advanced(.load)
+                advanced(.images)
+            }
+            return (original, image)
+        }
+        var outcomes: [Int: PhotoOutcome] = [:]
+        await withTaskGroup(of: (Int, PhotoOutcome).self) { group in
+            for (offset, photo) in photos.enumerated() {
+                let (original, image) = available[offset]
+                if let original, let image {
+                    outcomes[photo.index] = .done(
+                        original: original, image: image, wasProcessed: false, warnings: [], imagingWarnings: [])
+                    continue
+                }
+                group.addTask {
+                    let outcome = await process(
+                        photo, source: sources[offset], original: original, progress: progress, advanced: advanced)
+                    return (photo.index, outcome)
+                }
+            }
+            for await (index, outcome) in group { outcomes[index] = outcome }
+        }
+        guard !Task.isCancelled else { throw .interrupted }
+        // Loading and imaging overlap: each is timed from its first start to its last end.
+        for stage in [BuildStage.load, .images] {
+            let seconds = progress.seconds(of: stage)
+            report.seconds[stage.rawValue] = seconds
+            events(.finished(stage, seconds: seconds))
+        }
+        tally(outcomes, photos: photos, into: &report)
+        report.counts.urls = Set(sources.compactMap { $0 }).count
+        return outcomes
+    }
+
+    /// Loads (unless `original` is already known) and processes one photo. Failures and warnings
+    /// are announced as they happen (`--verbose` prints them then) and kept for the report.
+    func process(
+        _ photo: Photo, source: CanonicalURL?, original known: Original?, progress: StageProgress,
+        advanced: @Sendable (BuildStage) -> Void
+    ) async -> PhotoOutcome {
+        let name = displayName(of: photo.source)
+        guard let source else {
+            advanced(.load)
+            advanced(.images)
+            return failed(photo, stage: "load", cause: "not a loadable URL", message: "not a loadable URL")
+        }
+        var original: Original
+        do {
+            if let known {
+                original = known
+            } else {
+                original = try await loader.original(for: source)
+            }
+            advanced(.load)
+        } catch {
+            advanced(.load)
+            advanced(.images)
+            return failed(photo, stage: "load", error: error)
+        }
+        let warnings = original.warning.map { ["\(name): \($0)"] } ?? []
+        let transient = original.isTransient ? original.file : nil
+        defer {
+            // A no-store body is kept only while it is used.
+            if let transient { try? FileManager.default.removeItem(at: transient) }
+        }
+        progress.begin(.images)
+        do {
+            // The renditions are shared by every photo with these bytes, and so are their
+            // messages: they say "the image", and each photo's own name is put before them.
+            let outcome = try await renditions.renditions(of: original, name: "the image") { [loader] damaged in
+                try await loader.freshCopy(of: damaged)
+            }
+            advanced(.images)
+            // A fresh copy replaces this photo's original only if it was fetched for its URL.
+            if let repaired = outcome.original, repaired.source == original.source { original = repaired }
+            for warning in warnings + outcome.warnings.map({ "\(name): \($0)" }) { events(.warning(warning)) }
+            return .done(
+                original: original, image: outcome.image, wasProcessed: outcome.wasProcessed, warnings: warnings,
+                imagingWarnings: outcome.warnings)
+        } catch {
+            advanced(.images)
+            for warning in warnings { events(.warning(warning)) }
+            return failed(photo, stage: "image", error: error, original: original, warnings: warnings)
+        }
+    }
+
+    func failed(
+        _ photo: Photo, stage: String, error: any Error, original: Original? = nil, warnings: [String] = []
+    ) -> PhotoOutcome {
+        failed(
+            photo, stage: stage, cause: FailureCause.of(error), message: FailureCause.message(of: error),
+            original: original, warnings: warnings)
+    }
+
+    func failed(
+        _ photo: Photo, stage: String, cause: String, message: String, original: Original? = nil,
+        warnings: [String] = []
+    ) -> PhotoOutcome {
+        let failure = BuildReport.Failure(
+            index: photo.index, id: photo.id, url: displayName(of: photo.source), stage: stage, cause: cause,
+            host: photo.source.isFileURL ? nil : photo.source.host?.lowercased(),
+            message: "\(displayName(of: photo.source)): \(message)")
+        events(.failed(failure))
+        return .failed(failure, original: original, warnings: warnings)
+    }
+
+    func tally(_ outcomes: [Int: PhotoOutcome], photos: [Photo], into report: inout BuildReport) {
+        var countedURLs: Set<String> = []
+        var processedKeys: Set<String> = []
+        // libvips' warnings belong to the bytes, which were decoded once whichever photo got there
+        // first: reported once, under the first photo in feed order with those bytes.
+        var imagingWarnings: [String: [String]] = [:]
+        for outcome in outcomes.values {
+            guard case .done(let original, _, _, _, let warnings) = outcome, !warnings.isEmpty else { continue }
+            imagingWarnings[original.sha256] = warnings
+        }
+        var warnedKeys: Set<String> = []
+        for photo in photos {
+            guard let outcome = outcomes[photo.index] else { continue }
+            if let original = outcome.original, countedURLs.insert(original.source.description).inserted {
+                switch original.origin {
+                case .local: report.counts.local += 1
+                case .downloaded: report.counts.downloaded += 1
+                case .revalidated: report.counts.notModified += 1
+                case .fresh, .offline: report.counts.fresh += 1
+                case .stale: report.counts.stale += 1
+                }
+                report.warnings += outcome.warnings
+            }
+            switch outcome {
+            case .done(let original, _, let wasProcessed, _, _):
+                if wasProcessed, processedKeys.insert(original.sha256).inserted { report.counts.processed += 1 }
+                if let warnings = imagingWarnings[original.sha256], warnedKeys.insert(original.sha256).inserted {
+                    let name = displayName(of: photo.source)
+                    report.warnings += warnings.map { "\(name): \($0)" }
+                }
+            case .failed(let failure, _, _):
+                report.counts.failed += 1
+                report.failures.append(failure)
+            }
+        }
+    }
+}
+
+/// Items done per stage, counted from many tasks, and when each stage's work first began and
+/// last ended (loading and imaging overlap, so each has its own span).
+final class StageProgress: Sendable {
+    private struct Stage {
+        var done = 0
+        var began: ContinuousClock.Instant?
+        var ended: ContinuousClock.Instant?
+    }
+
+    private let clock: ContinuousClock
+    private let stages = Mutex<[BuildStage: Stage]>([:])
+
+    init(clock: ContinuousClock) {
+        self.clock = clock
+    }
+
+    /// Work of `stage` starts now (only the first call counts).
+    func begin(_ stage: BuildStage) {
+        let now = clock.now
+        stages.withLock { stages in
+            if stages[stage]?.began == nil { stages[stage, default: Stage()].began = now }
+        }
+    }
+
+    /// One more item of `stage` is done; returns how many are.
+    func increment(_ stage: BuildStage) -> Int {
+        let now = clock.now
+        return stages.withLock { stages in
+            var entry = stages[stage] ?? Stage()
+            entry.done += 1
+            entry.began = entry.began ?? now
+            entry.ended = now
+            stages[stage] = entry
+            return entry.done
+        }
+    }
+
+    /// From the first start to the last end of `stage`; 0 when it did nothing.
+    func seconds(of stage: BuildStage) -> Double {
+        stages.withLock { stages in
+            guard let began = stages[stage]?.began, let ended = stages[stage]?.ended else { return 0 }
+            return (ended - began).seconds
+        }
+    }
+}
+
+/// What became of one photo.
+enum PhotoOutcome: Sendable {
+    /// `warnings` are about the photo's loading, named; `imagingWarnings` are libvips' about its
+    /// bytes, unnamed (the same for every photo with those bytes).
+    case done(
+        original: Original, image: ProcessedImage, wasProcessed: Bool, warnings: [String], imagingWarnings: [String])
+    case failed(BuildReport.Failure, original: Original?, warnings: [String])
+
+    var image: ProcessedImage? {
+        if case .done(_, let image, _, _, _) = self { return image }
+        return nil
+    }
+
+    var original: Original? {
+        switch self {
+        case .done(let original, _, _, _, _): original
+        case .failed(_, let original, _): original
+        }
+    }
+
+    var warnings: [String] {
+        switch self {
+        case .done(_, _, _, let warnings, _), .failed(_, _, let warnings): warnings
+        }
+    }
+
+    var failureMessage: String? {
+        if case .failed(let failure, _, _) = self { return failure.message }
+        return nil
+    }
+}
