@@ -98,19 +98,17 @@ struct PagePlan: Sendable {
     }
 
     /// The albums page: every album with its first photo as a cover.
-    func albumsPageContext() -> [String: Any] {
-        [
-            "site": ["title": siteTitle],
-            "title": "Albums · \(siteTitle)",
-            "albumCount": albums.count,
-            "albums": albums.enumerated().map { offset, album in
-                var cover = album.items.first.map { PhotoViewModel.context(for: $0, eager: offset < 4) } ?? [:]
-                cover["albumTitle"] = album.title
-                cover["albumHref"] = "album-\(album.slug).html"
-                cover["photoCount"] = album.items.count
-                return cover
-            },
-        ]
+    func albumsPageModel() -> AlbumsPageViewModel {
+        AlbumsPageViewModel(
+            site: PageViewModel.Site(title: siteTitle),
+            title: "Albums · \(siteTitle)",
+            albums: albums.enumerated().compactMap { offset, album in
+                guard let first = album.items.first else { return nil }
+                return AlbumsPageViewModel.Cover(
+                    photo: PhotoViewModel(for: first, eager: offset < 4), albumTitle: album.title,
+                    albumHref: "album-\(album.slug).html", photoCount: album.items.count)
+            }
+        )
     }
 
     /// The page numbers a page links to: the first, the last and two either side of the current
@@ -134,49 +132,40 @@ struct PagePlan: Sendable {
     }
 
     /// The page's values; `photos` are the view models of its tiles, in order.
-    func context(for page: Page, photos: [[String: Any]]) -> [String: Any] {
+    func model(for page: Page, photos: [PhotoViewModel]) -> PageViewModel {
         let pageCount = page.siblings.count
-        var pageContext: [String: Any] = [
-            "number": page.number,
-            "count": pageCount,
-            "hasMany": pageCount > 1,
-            "isNotFirst": page.number > 1,
-            "links": Self.pageWindow(current: page.number, count: pageCount).map { number -> [String: Any] in
-                guard let number else { return ["gap": true] }
-                return [
-                    "number": number, "href": page.siblings[number - 1], "current": number == page.number, "gap": false,
-                ]
-            },
-        ]
-        if page.number > 1 { pageContext["previous"] = page.siblings[page.number - 2] }
-        if page.number < pageCount { pageContext["next"] = page.siblings[page.number] }
-        var context: [String: Any] = [
-            "site": ["title": siteTitle],
-            "title": page.album.map { "\($0.title) · \(siteTitle)" } ?? siteTitle,
-            "isIndex": page.album == nil,
-            "photos": photos,
-            "photoCount": page.album?.items.count ?? gallery.items.count,
-            "page": pageContext,
-            "hasAlbums": !albums.isEmpty,
-            "albums": [
-                "items": albums.map { album in
-                    [
-                        "title": album.title, "href": "album-\(album.slug).html",
-                        "photoCount": album.items.count, "current": album.slug == page.album?.slug,
-                    ] as [String: Any]
-                }
-            ] as [String: Any],
-        ]
-        // The intro opens the gallery's first page only.
-        if hasAlbumsPage {
-            context["hasAlbums"] = false
-            context["albumsPage"] = ["href": Self.albumsPagePath, "count": albums.count] as [String: Any]
+        let links = Self.pageWindow(current: page.number, count: pageCount).map { number in
+            guard let number else { return PageViewModel.Navigation.Link() }
+            return PageViewModel.Navigation.Link(
+                number: number, href: page.siblings[number - 1], current: number == page.number)
         }
-        if page.album == nil, page.number == 1, !gallery.introHTML.isEmpty { context["intro"] = gallery.introHTML }
-        if let album = page.album { context["albumTitle"] = album.title }
-        if let base = gallery.baseURL, !base.isEmpty {
-            context["canonical"] = ((base.hasSuffix("/") ? base : base + "/") + page.path).escapableInTemplates
+        let navigation = PageViewModel.Navigation(
+            number: page.number, count: pageCount, links: links,
+            previous: page.number > 1 ? page.siblings[page.number - 2] : nil,
+            next: page.number < pageCount ? page.siblings[page.number] : nil)
+        let albumLinks = albums.map { album in
+            PageViewModel.AlbumLink(
+                title: album.title, href: "album-\(album.slug).html", photoCount: album.items.count,
+                current: album.slug == page.album?.slug)
         }
-        return context
+        let canonical = gallery.baseURL.flatMap { base in
+            base.isEmpty ? nil : ((base.hasSuffix("/") ? base : base + "/") + page.path).escapableInTemplates
+        }
+        return PageViewModel(
+            site: PageViewModel.Site(title: siteTitle),
+            title: page.album.map { "\($0.title) · \(siteTitle)" } ?? siteTitle,
+            isIndex: page.album == nil,
+            photos: photos,
+            photoCount: page.album?.items.count ?? gallery.items.count,
+            page: navigation,
+            // With an albums page, the header links to it instead of listing every album.
+            albums: hasAlbumsPage ? [] : albumLinks,
+            albumsPage: hasAlbumsPage
+                ? PageViewModel.AlbumsPageLink(href: Self.albumsPagePath, count: albums.count) : nil,
+            // The intro opens the gallery's first page only.
+            intro: page.album == nil && page.number == 1 && !gallery.introHTML.isEmpty ? gallery.introHTML : nil,
+            albumTitle: page.album?.title,
+            canonical: canonical
+        )
     }
 }

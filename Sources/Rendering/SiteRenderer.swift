@@ -39,7 +39,7 @@ public struct SiteRenderer: Sendable {
             throw RenderingError(.missingTemplate, "\(theme.path): no page.mustache in the theme folder")
         }
         do {
-            self.templates = Templates(library: try await MustacheLibrary(directory: theme.path), theme: theme)
+            self.templates = Templates(library: try await MustacheLibrary(directory: theme.path))
         } catch let error as MustacheLibrary.ParserError {
             throw RenderingError(
                 .templateSyntax, "template error: \(error.error)",
@@ -95,18 +95,17 @@ public struct SiteRenderer: Sendable {
         }
         let templates = templates
         let tiles = await tileOrder.concurrentMap { tile in
-            var context = PhotoViewModel.context(for: tile.item, eager: tile.eager)
-            let html = templates.render(context, "photo") ?? ""
-            context["html"] = html.hasSuffix("\n") ? String(html.dropLast()) : html
-            return PhotoViewModel.Rendered(context: context)
+            var model = PhotoViewModel(for: tile.item, eager: tile.eager)
+            let html = templates.render(model, "photo") ?? ""
+            model.html = html.hasSuffix("\n") ? String(html.dropLast()) : html
+            return model
         }
         var files = await Array(zip(plan.pages, pageTiles)).concurrentMap { page, numbers in
-            let context = plan.context(for: page, photos: numbers.map { tiles[$0].context })
-            return RenderedFile(
-                path: page.path, contents: Array((templates.render(context, "page") ?? "").utf8))
+            let model = plan.model(for: page, photos: numbers.map { tiles[$0] })
+            return RenderedFile(path: page.path, contents: Array((templates.render(model, "page") ?? "").utf8))
         }
         if plan.hasAlbumsPage {
-            guard let html = templates.render(plan.albumsPageContext(), "albums") else {
+            guard let html = templates.render(plan.albumsPageModel(), "albums") else {
                 throw RenderingError(
                     .missingTemplate,
                     "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
@@ -149,26 +148,13 @@ public struct SiteRenderer: Sendable {
     }
 }
 
-/// The theme's templates: compiled (``CompiledTemplate``) where they keep to the subset it knows,
-/// swift-mustache for the rest and for partials.
+/// The theme's templates, rendered by swift-mustache with typed view models (a gallery of
+/// 10,000 photos renders in BENCHMARKS.md's "render" figure; the 1 s target needs no engine of
+/// our own).
 private struct Templates: Sendable {
     let library: MustacheLibrary
-    private let compiled: [String: CompiledTemplate]
 
-    init(library: MustacheLibrary, theme: URL) {
-        self.library = library
-        var compiled: [String: CompiledTemplate] = [:]
-        for name in ["page", "photo", "albums"] {
-            let file = theme.appendingPathComponent("\(name).mustache")
-            if let source = try? String(contentsOf: file, encoding: .utf8), let template = CompiledTemplate(source) {
-                compiled[name] = template
-            }
-        }
-        self.compiled = compiled
-    }
-
-    func render(_ context: [String: Any], _ name: String) -> String? {
-        if let html = compiled[name]?.render(context) { return html }
-        return library.render(context, withTemplate: name)
+    func render(_ model: some MustacheParent & Sendable, _ name: String) -> String? {
+        library.render(model, withTemplate: name)
     }
 }

@@ -1,0 +1,146 @@
+import Mustache
+
+/// The values of one page of photos, typed, as `page.mustache` reads them.
+struct PageViewModel: Sendable, MustacheParent {
+    /// The site's own values (`site.title`).
+    struct Site: Sendable, MustacheParent {
+        var title: String
+
+        func child(named name: String) -> Any? { name == "title" ? title : nil }
+    }
+
+    /// Where this page stands among its siblings, and the links to them.
+    struct Navigation: Sendable, MustacheParent {
+        /// One page link, or a gap standing for a run of pages left out.
+        struct Link: Sendable, MustacheParent {
+            var number: Int?
+            var href: String?
+            var current = false
+
+            func child(named name: String) -> Any? {
+                switch name {
+                case "number": number
+                case "href": href
+                case "current": current
+                case "gap": number == nil
+                default: nil
+                }
+            }
+        }
+
+        var number: Int
+        var count: Int
+        var links: [Link]
+        var previous: String?
+        var next: String?
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "number": number
+            case "count": count
+            case "hasMany": count > 1
+            case "isNotFirst": number > 1
+            case "links": links
+            case "previous": previous
+            case "next": next
+            default: nil
+            }
+        }
+    }
+
+    /// An album in the header.
+    struct AlbumLink: Sendable, MustacheParent {
+        var title: String
+        var href: String
+        var photoCount: Int
+        var current: Bool
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "title": title
+            case "href": href
+            case "photoCount": photoCount
+            case "current": current
+            default: nil
+            }
+        }
+    }
+
+    /// The albums page, linked from the header when there are too many albums to list there.
+    struct AlbumsPageLink: Sendable, MustacheParent {
+        var href: String
+        var count: Int
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "href": href
+            case "count": count
+            default: nil
+            }
+        }
+    }
+
+    var site: Site
+    var title: String
+    var isIndex: Bool
+    var photos: [PhotoViewModel]
+    var photoCount: Int
+    var page: Navigation
+    /// Listed in the header (empty when they are on the albums page instead).
+    var albums: [AlbumLink]
+    var albumsPage: AlbumsPageLink?
+    var intro: String?
+    var albumTitle: String?
+    var canonical: String?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "site": site
+        case "title": title
+        case "isIndex": isIndex
+        case "photos": photos
+        case "photoCount": photoCount
+        case "page": page
+        case "hasAlbums": !albums.isEmpty
+        case "albums": ["items": albums]
+        case "albumsPage": albumsPage
+        case "intro": intro
+        case "albumTitle": albumTitle
+        case "canonical": canonical
+        default: nil
+        }
+    }
+}
+
+/// The values of the albums page: each album with its first photo as a cover.
+struct AlbumsPageViewModel: Sendable, MustacheParent {
+    struct Cover: Sendable, MustacheParent {
+        var photo: PhotoViewModel
+        var albumTitle: String
+        var albumHref: String
+        var photoCount: Int
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "albumTitle": albumTitle
+            case "albumHref": albumHref
+            case "photoCount": photoCount
+            default: photo.child(named: name)
+            }
+        }
+    }
+
+    var site: PageViewModel.Site
+    var title: String
+    var albums: [Cover]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "site": site
+        case "title": title
+        case "albumCount": albums.count
+        case "albums": albums
+        default: nil
+        }
+    }
+}
