@@ -1,7 +1,7 @@
 import GalleryCore
 
 /// A feed that cannot be read at all (as opposed to one bad entry, which is a ``FeedIssue``).
-public struct FeedError: Error, Sendable, CustomStringConvertible {
+public struct FeedError: LocatedError {
     public enum Code: String, Sendable {
         case invalidJSON
         case unknownShape
@@ -24,9 +24,5 @@ public struct FeedError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.location = location
         self.underlying = underlying
-    }
-
-    public var description: String {
-        (location.map { "\($0): " } ?? "") + message + (underlying.map { " (\($0.localizedDescription))" } ?? "")
     }
 }

@@ -56,7 +56,7 @@ public struct BuildError: Error, Sendable, CustomStringConvertible {
         var parts: [String] = []
         if let location { parts.append(location.description) }
         if let message { parts.append(message) }
-        if let underlying { parts.append(String(describing: underlying)) }
+        if let underlying { parts.append(describing(underlying)) }
         return parts.joined(separator: ": ")
     }
 }

@@ -1,3 +1,5 @@
+import GalleryCore
+
 /// Why an image could not be turned into renditions: a code, what failed (libvips' own words are
 /// part of the message, as libvips gives no error value), and the error underneath when another
 /// library's error caused it (the file system's, when a rendition cannot be written).
@@ -22,7 +24,7 @@ public struct ImagingError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The message with the underlying error's words.
-    public var detail: String { underlying.map { "\(message) (\($0))" } ?? message }
+    public var detail: String { underlying.map { "\(message) (\(describing($0)))" } ?? message }
 
     public var description: String { detail }
 }

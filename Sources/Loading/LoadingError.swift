@@ -47,7 +47,7 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
 
     /// The message with the underlying error's words: `cannot reach the server (connection refused)`.
     public var detail: String {
-        underlying.map { "\(message) (\($0))" } ?? message
+        underlying.map { "\(message) (\(describing($0)))" } ?? message
     }
 
     public var description: String { "\(url): \(detail)" }

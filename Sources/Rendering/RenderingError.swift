@@ -2,7 +2,7 @@ import GalleryCore
 
 /// A theme that cannot be used: a code, what is wrong and what to do, the template's line and
 /// column when a template does not parse, and the template engine's error underneath.
-public struct RenderingError: Error, Sendable, CustomStringConvertible {
+public struct RenderingError: LocatedError {
     public enum Code: String, Sendable {
         /// The theme folder, or a template the site needs, is missing.
         case missingTemplate
@@ -24,9 +24,5 @@ public struct RenderingError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.location = location
         self.underlying = underlying
-    }
-
-    public var description: String {
-        (location.map { "\($0): " } ?? "") + message + (underlying.map { " (\($0))" } ?? "")
     }
 }

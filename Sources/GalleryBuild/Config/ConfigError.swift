@@ -39,6 +39,6 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     /// `gallery.yml:4:3: message`; without a spot, the underlying error's words follow.
     public var description: String {
         if let location { return "\(location): \(message)" }
-        return "\(file): \(message)" + (underlying.map { " (\($0))" } ?? "")
+        return "\(file): \(message)" + (underlying.map { " (\(describing($0)))" } ?? "")
     }
 }

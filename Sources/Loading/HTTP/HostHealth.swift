@@ -19,16 +19,22 @@ final class HostHealth: Sendable {
 
     let configuration: Configuration
     private let hosts = Mutex<[String: Entry]>([:])
+    /// The time, injected so that tests can let a host's rest run out without waiting for it.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(configuration: Configuration = Configuration()) {
+    init(
+        configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.configuration = configuration
+        self.now = now
     }
 
     /// Throws the host's failure when it is resting.
     func check(host: String, displayName: String, url: String) throws(LoadingError) {
         let entry = hosts.withLock { $0[host] }
         guard let entry, let since = entry.downSince else { return }
-        guard ContinuousClock.now - since < configuration.restFor else {
+        guard now() - since < configuration.restFor else {
             // Rested: the next attempt decides again, from one failure short of the limit.
             hosts.withLock {
                 $0[host]?.downSince = nil
@@ -54,7 +60,7 @@ final class HostHealth: Sendable {
             // this host fails for later repeats them.
             entry.lastFailure = error.code == .timedOut ? "no answer in time" : "cannot connect"
             if entry.failuresInARow >= configuration.failureLimit, entry.downSince == nil {
-                entry.downSince = .now
+                entry.downSince = now()
             }
             hosts[host] = entry
         }
