@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
         Vips.serialised {
             Thread.detachNewThread {
                 starting.signal()
-                holder.image = nil  // the last reference goes here, on another thread
+                holder.release()  // the last reference goes here, on another thread
                 order.update { $0?.append("released") }
                 released.signal()
             }
@@ -72,7 +73,8 @@ import Testing
 }
 
 /// Holds an image so that a test can let it go on a thread of its choosing.
-private final class ImageHolder: @unchecked Sendable {
-    var image: VipsImageRef?
-    init(_ image: VipsImageRef) { self.image = image }
+private final class ImageHolder: Sendable {
+    private let image: Mutex<VipsImageRef?>
+    init(_ image: VipsImageRef) { self.image = Mutex(image) }
+    func release() { image.withLock { $0 = nil } }
 }

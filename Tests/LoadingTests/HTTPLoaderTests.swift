@@ -1,25 +1,27 @@
 import AsyncHTTPClient
 import Foundation
 import GalleryCore
+import Synchronization
 import TestSupport
 import Testing
 
 @testable import Loading
 
 /// A loader against a test server, with its own cache folder and client.
-final class LoaderFixture: @unchecked Sendable {
+final class LoaderFixture: Sendable {
     let folder: TemporaryDirectory
     let server: TestHTTPServer
     let client = HTTPClient(
         eventLoopGroup: HTTPClient.defaultEventLoopGroup,
         configuration: HTTPClient.Configuration(redirectConfiguration: .disallow)
     )
-    private(set) var cache: DiskCache
+    private let openCache: Mutex<DiskCache>
+    var cache: DiskCache { openCache.withLock { $0 } }
 
     init(_ handler: @escaping TestHTTPServer.Handler) async throws {
         folder = try TemporaryDirectory("loader")
         server = try await TestHTTPServer(handler: handler)
-        cache = try DiskCache(directory: folder.file("cache"))
+        openCache = Mutex(try DiskCache(directory: folder.file("cache")))
     }
 
     func loader(_ configure: (inout HTTPLoader.Configuration) -> Void = { _ in }) -> HTTPLoader {
@@ -32,7 +34,8 @@ final class LoaderFixture: @unchecked Sendable {
     func reopenCache() throws {
         try cache.persist()
         cache.close()
-        cache = try DiskCache(directory: folder.file("cache"))
+        let reopened = try DiskCache(directory: folder.file("cache"))
+        openCache.withLock { $0 = reopened }
     }
 
     func url(_ path: String) -> CanonicalURL { CanonicalURL(string: server.baseURL + path)! }

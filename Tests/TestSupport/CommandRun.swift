@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the built `gallerygen` binary and collects what it did.
 public struct CommandRun: Sendable {
@@ -45,25 +46,19 @@ public struct CommandRun: Sendable {
     }
 }
 
-public final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value?
+/// A value many tasks and threads read and change, one at a time.
+public final class Locked<Value: Sendable>: Sendable {
+    private let stored: Mutex<Value?>
 
     public init(_ initial: Value?) {
-        stored = initial
+        stored = Mutex(initial)
     }
 
     public func set(_ value: Value) {
-        lock.lock()
-        stored = value
-        lock.unlock()
+        stored.withLock { $0 = value }
     }
 
-    public var value: Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
+    public var value: Value? { stored.withLock { $0 } }
 
     public var isSet: Bool { value != nil }
 
@@ -71,9 +66,9 @@ public final class Locked<Value>: @unchecked Sendable {
     /// returns the new value.
     @discardableResult
     public func update(_ change: (inout Value?) -> Void) -> Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        change(&stored)
-        return stored
+        stored.withLock { stored in
+            change(&stored)
+            return stored
+        }
     }
 }

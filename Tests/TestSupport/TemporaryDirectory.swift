@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fresh folder under the system's temporary folder, removed when the value is released.
-public final class TemporaryDirectory: @unchecked Sendable {
+public final class TemporaryDirectory: Sendable {
     public let url: URL
 
     public init(_ name: String = "gallerygen-test") throws {
