@@ -14,7 +14,7 @@ extension FeedReader {
     /// subfolder at any depth as an album named by its path (`2019 / Iceland`), each list in name
     /// order, titled by file name. Hidden files and folders are ignored; a folder reached twice
     /// through links is read once.
-    public func document(fromFolder folder: URL) throws(FeedError) -> FeedDocument {
+    package func document(fromFolder folder: URL) throws(FeedError) -> FeedDocument {
         var photos: [Photo] = []
         var skipped: [FeedIssue] = []
         var visited: Set<String> = []

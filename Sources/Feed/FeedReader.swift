@@ -7,29 +7,29 @@ import GalleryJSON
 /// Detects the shape (JSONPlaceholder `/photos`, iTunes Search, JSON Feed 1.x, a plain
 /// `[{title, imageUrl}]` list) or follows a ``FieldMapping``; resolves relative image URLs against
 /// the feed's own location; skips, and reports by position, entries without a usable image URL.
-public struct FeedReader: Sendable {
-    public struct Configuration: Sendable {
-        public var format: FeedFormat
-        public var fields: FieldMapping?
+package struct FeedReader: Sendable {
+    package struct Configuration: Sendable {
+        package var format: FeedFormat
+        package var fields: FieldMapping?
         /// The largest width the site makes; iTunes artwork URLs are asked for at this size.
-        public var largestWidth: Int
+        package var largestWidth: Int
 
-        public init(format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600) {
+        package init(format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600) {
             self.format = format
             self.fields = fields
             self.largestWidth = largestWidth
         }
     }
 
-    public var configuration: Configuration
+    package var configuration: Configuration
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// Reads a JSON feed. `location` is where it came from: relative URLs resolve against it, and
     /// `name` is used in error messages (`feed.json:3:14: ...`).
-    public func document(from data: Data, location: URL, name: String) throws(FeedError) -> FeedDocument {
+    package func document(from data: Data, location: URL, name: String) throws(FeedError) -> FeedDocument {
         let root: JSONValue
         do {
             root = try JSONParser.parse([UInt8](data))

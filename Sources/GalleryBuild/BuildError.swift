@@ -3,8 +3,8 @@ import GalleryCore
 /// Why a build stopped: a code (the CLI turns codes into exit codes, in one place), what failed
 /// and what to do, where (`gallery.yml:4:3`, `feed.json:12:5`), and the error underneath as a
 /// value: nothing is flattened into a string until it is printed.
-public struct BuildError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct BuildError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         /// `gallery.yml` or the command line is wrong (exit 2).
         case configuration
         /// The feed cannot be read or understood.
@@ -23,15 +23,15 @@ public struct BuildError: Error, Sendable, CustomStringConvertible {
         case interrupted
     }
 
-    public var code: Code
+    package var code: Code
     /// What failed, and what to do; nil when the underlying error says it all.
-    public var message: String?
+    package var message: String?
     /// The spot in an input file, when there is one.
-    public var location: SourceLocation?
+    package var location: SourceLocation?
     /// The error underneath (a ``ConfigError``, a feed's `FeedError`, a `LoadingError`, …).
-    public var underlying: (any Error & Sendable)?
+    package var underlying: (any Error & Sendable)?
 
-    public init(
+    package init(
         _ code: Code, _ message: String? = nil, location: SourceLocation? = nil,
         underlying: (any Error & Sendable)? = nil
     ) {
@@ -41,18 +41,18 @@ public struct BuildError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    public static let interrupted = BuildError(.interrupted, "interrupted")
+    package static let interrupted = BuildError(.interrupted, "interrupted")
 
     /// A configuration error, as the build reports it.
-    public static func configuration(_ error: ConfigError) -> BuildError {
+    package static func configuration(_ error: ConfigError) -> BuildError {
         BuildError(.configuration, underlying: error)
     }
 
     /// The configuration error underneath, if this is one.
-    public var configurationError: ConfigError? { underlying as? ConfigError }
+    package var configurationError: ConfigError? { underlying as? ConfigError }
 
     /// `location: message: underlying`, each part only when there is one.
-    public var description: String {
+    package var description: String {
         var parts: [String] = []
         if let location { parts.append(location.description) }
         if let message { parts.append(message) }

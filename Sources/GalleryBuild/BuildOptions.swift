@@ -1,17 +1,17 @@
 /// Command-line choices for one build; each overrides gallery.yml where both speak.
-public struct BuildOptions: Sendable {
+package struct BuildOptions: Sendable {
     /// `--output DIR`, relative to the current folder.
-    public var output: String?
+    package var output: String?
     /// `--strict`: any failed photo fails the build.
-    public var strict = false
+    package var strict = false
     /// `--refresh`: revalidate every cached URL, fresh or not.
-    public var refresh = false
+    package var refresh = false
     /// `--offline`: send no request; build from the cache.
-    public var offline = false
-    public var concurrency: Int?
-    public var perHost: Int?
+    package var offline = false
+    package var concurrency: Int?
+    package var perHost: Int?
 
-    public init(
+    package init(
         output: String? = nil,
         strict: Bool = false,
         refresh: Bool = false,

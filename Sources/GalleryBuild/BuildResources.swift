@@ -9,7 +9,7 @@ import Synchronization
 /// loaders (so that a build superseding another joins the loads it still needs) and the libvips
 /// pool. They live in a scope, ``with(_:)``: made when it opens, closed when it ends, whatever
 /// happens inside.
-public final class BuildResources: Sendable {
+package final class BuildResources: Sendable {
     let client: HTTPClient
     let imagingPool: ImagingPool
     private let ownsClient: Bool
@@ -34,7 +34,7 @@ public final class BuildResources: Sendable {
 
     /// Runs `body` with resources made for it, and closes them (cache, client, threads) when it
     /// returns or throws.
-    public static func with<Value: Sendable, Failure: Error>(
+    package static func with<Value: Sendable, Failure: Error>(
         _ body: (BuildResources) async throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         let resources = BuildResources()

@@ -4,15 +4,15 @@ import Loading
 
 /// `gallerygen cache info` and `gallerygen cache prune`: what a site's cache holds, and shrinking
 /// it to `cache_limit`.
-public struct CacheMaintenance: Sendable {
-    public let siteDirectory: URL
+package struct CacheMaintenance: Sendable {
+    package let siteDirectory: URL
 
-    public init(siteDirectory: URL) {
+    package init(siteDirectory: URL) {
         self.siteDirectory = siteDirectory
     }
 
     /// What the cache holds and its limit.
-    public func info() throws(BuildError) -> (info: CacheInfo, limit: Int64?, folder: URL) {
+    package func info() throws(BuildError) -> (info: CacheInfo, limit: Int64?, folder: URL) {
         let (config, cache, folder) = try open()
         defer { cache.close() }
         return (cache.info(), config.cacheLimit, folder)
@@ -20,7 +20,7 @@ public struct CacheMaintenance: Sendable {
 
     /// Removes least-recently-used entries down to `limit` (default: `cache_limit`; without one,
     /// only what no record names). Returns the bytes removed and what is left.
-    public func prune(to limit: Int64? = nil) throws(BuildError) -> (removed: Int64, left: CacheInfo) {
+    package func prune(to limit: Int64? = nil) throws(BuildError) -> (removed: Int64, left: CacheInfo) {
         let (config, cache, _) = try open()
         defer { cache.close() }
         do {

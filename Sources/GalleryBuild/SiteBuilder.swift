@@ -13,11 +13,11 @@ import Synchronization
 /// ``ImagingPool`` as wide as the machine has cores); a photo that fails becomes a placeholder tile
 /// and a report entry. Once writing starts it runs to the end, so an interrupted build leaves the
 /// output as the previous complete site.
-public struct SiteBuilder: Sendable {
-    public typealias EventHandler = @Sendable (BuildEvent) -> Void
+package struct SiteBuilder: Sendable {
+    package typealias EventHandler = @Sendable (BuildEvent) -> Void
 
-    public let siteDirectory: URL
-    public let options: BuildOptions
+    package let siteDirectory: URL
+    package let options: BuildOptions
     private let events: EventHandler
     private let resources: BuildResources?
     private let supersede: (@Sendable () async -> Void)?
@@ -27,7 +27,7 @@ public struct SiteBuilder: Sendable {
     ///     the build makes its own and closes them when it ends.
     ///   - supersede: called once the build has read its feed and claimed the URLs it will load:
     ///     the moment an older build it replaces may be cancelled without losing shared loads.
-    public init(
+    package init(
         siteDirectory: URL,
         options: BuildOptions = BuildOptions(),
         resources: BuildResources? = nil,
@@ -43,7 +43,7 @@ public struct SiteBuilder: Sendable {
 
     /// Builds the site. Throws ``BuildError`` when the build cannot finish; a build whose photos
     /// partly failed returns normally and says so in the report (the caller applies `--strict`).
-    public func build() async throws(BuildError) -> BuildResult {
+    package func build() async throws(BuildError) -> BuildResult {
         let clock = ContinuousClock()
         let start = clock.now
         let config: SiteConfig
@@ -72,22 +72,22 @@ public struct SiteBuilder: Sendable {
 }
 
 /// What a finished build hands back.
-public struct BuildResult: Sendable {
-    public var report: BuildReport
-    public var config: SiteConfig
-    public var layout: SiteLayout
+package struct BuildResult: Sendable {
+    package var report: BuildReport
+    package var config: SiteConfig
+    package var layout: SiteLayout
     /// The feed's content hash (remote and file feeds), to tell whether a re-fetched feed changed.
-    public var feedSHA256: String?
+    package var feedSHA256: String?
 
     /// True when the failures should fail the build (``failure(strict:)`` says why).
-    public func failsBuild(strict: Bool) -> Bool {
+    package func failsBuild(strict: Bool) -> Bool {
         failure(strict: strict) != nil
     }
 
     /// Why the build counts as failed, or nil: a site that shows no photo at all (every photo
     /// failed, or the feed had no usable entry) whatever `max_failures` says; with `--strict`,
     /// any failure or stale copy; otherwise more failures than `max_failures`.
-    public func failure(strict: Bool) -> String? {
+    package func failure(strict: Bool) -> String? {
         let counts = report.counts
         if counts.photos == 0 {
             let skipped = counts.skipped > 0 ? " (\(counts.skipped) entries skipped)" : ""

@@ -8,21 +8,21 @@ import Foundation
 
 /// Writes files so that a reader sees the old content or the new, never half of either:
 /// write a temporary file beside the target, flush it to disk, rename it into place.
-public enum AtomicFile {
+package enum AtomicFile {
     /// A temporary name beside `target`, unique to this process and call. Leftovers of a killed
     /// process start with `.tmp-`, which is how clean-up recognises them.
-    public static func temporaryURL(for target: URL) -> URL {
+    package static func temporaryURL(for target: URL) -> URL {
         let unique = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         return target.deletingLastPathComponent().appendingPathComponent(".tmp-\(unique)-\(target.lastPathComponent)")
     }
 
     /// True for the names ``temporaryURL(for:)`` makes.
-    public static func isTemporaryName(_ name: String) -> Bool {
+    package static func isTemporaryName(_ name: String) -> Bool {
         name.hasPrefix(".tmp-")
     }
 
     /// Writes `data` to `target` atomically, creating the folder when needed.
-    public static func write(_ data: Data, to target: URL) throws {
+    package static func write(_ data: Data, to target: URL) throws {
         try FileManager.default.createDirectory(
             at: target.deletingLastPathComponent(),
             withIntermediateDirectories: true
@@ -38,7 +38,7 @@ public enum AtomicFile {
     }
 
     /// Flushes a finished temporary file to disk and renames it to `target` (replacing it).
-    public static func commit(_ temporary: URL, to target: URL) throws {
+    package static func commit(_ temporary: URL, to target: URL) throws {
         try synchronize(temporary)
         guard rename(temporary.path, target.path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -49,7 +49,7 @@ public enum AtomicFile {
     }
 
     /// fsync(2) on a file, so that a rename after it never exposes an empty file after a crash.
-    public static func synchronize(_ file: URL) throws {
+    package static func synchronize(_ file: URL) throws {
         let descriptor = open(file.path, O_RDONLY)
         guard descriptor >= 0 else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot open \(file.path)"])

@@ -5,10 +5,10 @@ import Foundation
 ///
 /// `HTTP://Example.com:80/a.jpg#x` and `http://example.com/a.jpg` are one image;
 /// `?a=1&b=2` and `?b=2&a=1` are two, because a server may treat them differently.
-public struct CanonicalURL: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let url: URL
+package struct CanonicalURL: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let url: URL
 
-    public init?(_ url: URL) {
+    package init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased() else { return nil }
         if scheme == "file" {
             self.url = url.standardizedFileURL
@@ -27,16 +27,16 @@ public struct CanonicalURL: Sendable, Hashable, Comparable, CustomStringConverti
         self.url = canonical
     }
 
-    public init?(string: String) {
+    package init?(string: String) {
         guard let url = URL(string: string) else { return nil }
         self.init(url)
     }
 
-    public var isFile: Bool { url.isFileURL }
-    public var host: String { url.host ?? "" }
-    public var description: String { url.absoluteString }
+    package var isFile: Bool { url.isFileURL }
+    package var host: String { url.host ?? "" }
+    package var description: String { url.absoluteString }
 
-    public static func < (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool {
+    package static func < (lhs: CanonicalURL, rhs: CanonicalURL) -> Bool {
         lhs.url.absoluteString < rhs.url.absoluteString
     }
 }

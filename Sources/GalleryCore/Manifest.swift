@@ -2,25 +2,25 @@ import Foundation
 
 /// `gallery-manifest.json`: what a build produced, written last so that its presence means a
 /// complete site. Sorted and free of times so that two builds of the same inputs are identical.
-public struct Manifest: Sendable, Hashable, Codable {
-    public static let fileName = "gallery-manifest.json"
-    public static let currentVersion = 1
+package struct Manifest: Sendable, Hashable, Codable {
+    package static let fileName = "gallery-manifest.json"
+    package static let currentVersion = 1
 
-    public var version: Int
+    package var version: Int
     /// One record per photo, in feed order.
-    public var photos: [ManifestPhoto]
+    package var photos: [ManifestPhoto]
     /// Every file of the output this build wrote, sorted; the next build removes those it no
     /// longer produces (and never touches a file not listed here).
-    public var files: [String]
+    package var files: [String]
 
-    public init(version: Int = Manifest.currentVersion, photos: [ManifestPhoto], files: [String]) {
+    package init(version: Int = Manifest.currentVersion, photos: [ManifestPhoto], files: [String]) {
         self.version = version
         self.photos = photos
         self.files = files
     }
 
     /// Encodes with sorted keys and one value per line, so that the manifest diffs cleanly.
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         var data = try encoder.encode(self)
@@ -34,17 +34,17 @@ public struct Manifest: Sendable, Hashable, Codable {
 }
 
 /// One photo of the manifest.
-public struct ManifestPhoto: Sendable, Hashable, Codable {
-    public var id: String
-    public var source: String
+package struct ManifestPhoto: Sendable, Hashable, Codable {
+    package var id: String
+    package var source: String
     /// SHA-256 of the original's bytes; nil when the photo failed.
-    public var sha256: String?
-    public var validators: Validators?
-    public var renditions: [Rendition]
+    package var sha256: String?
+    package var validators: Validators?
+    package var renditions: [Rendition]
     /// Why the photo is a placeholder tile, when it is one.
-    public var error: String?
+    package var error: String?
 
-    public init(
+    package init(
         id: String,
         source: String,
         sha256: String?,

@@ -1,24 +1,24 @@
 import Foundation
 
 /// The full-size bytes of one image, on disk and verified: what the Loading stage hands on.
-public struct Original: Sendable, Hashable {
+package struct Original: Sendable, Hashable {
     /// The URL the bytes were asked for.
-    public var source: CanonicalURL
+    package var source: CanonicalURL
     /// A file holding exactly the bytes; never modified once handed out.
-    public var file: URL
+    package var file: URL
     /// Lower-case hex SHA-256 of the bytes.
-    public var sha256: String
-    public var byteCount: Int64
-    public var contentType: String?
-    public var validators: Validators
+    package var sha256: String
+    package var byteCount: Int64
+    package var contentType: String?
+    package var validators: Validators
     /// How this build got the bytes.
-    public var origin: Origin
+    package var origin: Origin
     /// The server said `no-store`: `file` is a temporary file, deleted once the build has used it.
-    public var isTransient: Bool
+    package var isTransient: Bool
     /// What the user should know about these bytes (a stale copy used because the server failed).
-    public var warning: String?
+    package var warning: String?
 
-    public init(
+    package init(
         source: CanonicalURL,
         file: URL,
         sha256: String,
@@ -39,7 +39,7 @@ public struct Original: Sendable, Hashable {
     }
 
     /// How a build got an original's bytes.
-    public enum Origin: String, Sendable, Codable, Hashable {
+    package enum Origin: String, Sendable, Codable, Hashable {
         /// Read from a local file.
         case local
         /// Transferred in full (200).
@@ -56,13 +56,13 @@ public struct Original: Sendable, Hashable {
 }
 
 /// HTTP validators exactly as the server sent them.
-public struct Validators: Sendable, Hashable, Codable {
+package struct Validators: Sendable, Hashable, Codable {
     /// The ETag header byte for byte, `W/` included.
-    public var etag: String?
+    package var etag: String?
     /// The Last-Modified header verbatim.
-    public var lastModified: String?
+    package var lastModified: String?
 
-    public init(etag: String? = nil, lastModified: String? = nil) {
+    package init(etag: String? = nil, lastModified: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified
     }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// One thumbnail file: a photo at one width in one format.
-public struct Rendition: Sendable, Hashable, Codable {
-    public var format: ImageFormat
-    public var width: Int
-    public var height: Int
+package struct Rendition: Sendable, Hashable, Codable {
+    package var format: ImageFormat
+    package var width: Int
+    package var height: Int
     /// Path relative to the output folder, e.g. `images/0123456789abcdef-480.webp`.
-    public var path: String
-    public var byteCount: Int64
+    package var path: String
+    package var byteCount: Int64
 
-    public init(format: ImageFormat, width: Int, height: Int, path: String, byteCount: Int64) {
+    package init(format: ImageFormat, width: Int, height: Int, path: String, byteCount: Int64) {
         self.format = format
         self.width = width
         self.height = height
@@ -18,7 +18,7 @@ public struct Rendition: Sendable, Hashable, Codable {
     }
 
     /// The file's name: the last component of ``path``.
-    public var fileName: String {
+    package var fileName: String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
@@ -30,13 +30,13 @@ public struct Rendition: Sendable, Hashable, Codable {
 }
 
 /// What to show while a photo loads: its dominant colour and a tiny blurred preview.
-public struct Placeholder: Sendable, Hashable, Codable {
+package struct Placeholder: Sendable, Hashable, Codable {
     /// `#rrggbb`.
-    public var color: String
+    package var color: String
     /// A `data:image/webp;base64,...` URI of a few hundred bytes.
-    public var dataURI: String
+    package var dataURI: String
 
-    public init(color: String, dataURI: String) {
+    package init(color: String, dataURI: String) {
         self.color = color
         self.dataURI = dataURI
     }
@@ -48,14 +48,14 @@ public struct Placeholder: Sendable, Hashable, Codable {
 }
 
 /// The result of processing one original: its upright size, its renditions and its placeholder.
-public struct ProcessedImage: Sendable, Hashable, Codable {
-    public var width: Int
-    public var height: Int
+package struct ProcessedImage: Sendable, Hashable, Codable {
+    package var width: Int
+    package var height: Int
     /// Sorted by format, then width.
-    public var renditions: [Rendition]
-    public var placeholder: Placeholder
+    package var renditions: [Rendition]
+    package var placeholder: Placeholder
 
-    public init(width: Int, height: Int, renditions: [Rendition], placeholder: Placeholder) {
+    package init(width: Int, height: Int, renditions: [Rendition], placeholder: Placeholder) {
         self.width = width
         self.height = height
         self.renditions = renditions

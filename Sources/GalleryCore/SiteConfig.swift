@@ -4,32 +4,32 @@ import Foundation
 ///
 /// Paths (`feed.url` when local, `description`, `output`, `cache`, `templates`) are kept as written,
 /// relative to the site folder; ``SiteLayout`` resolves them.
-public struct SiteConfig: Sendable, Equatable {
-    public var title: String
+package struct SiteConfig: Sendable, Equatable {
+    package var title: String
     /// A Markdown file with the intro text; `index.md` is used when present and this is not set.
-    public var description: String?
-    public var feed: FeedSettings
-    public var images: ImageSettings
-    public var output: String
-    public var cache: String
+    package var description: String?
+    package var feed: FeedSettings
+    package var images: ImageSettings
+    package var output: String
+    package var cache: String
     /// The disk cache's size bound in bytes; nil means unbounded.
-    public var cacheLimit: Int64?
+    package var cacheLimit: Int64?
     /// Requests in flight at once, over all hosts.
-    public var concurrency: Int
+    package var concurrency: Int
     /// Requests in flight at once to one host.
-    public var perHost: Int
-    public var maxImageBytes: Int64
-    public var maxPixels: Int
-    public var pageSize: Int
+    package var perHost: Int
+    package var maxImageBytes: Int64
+    package var maxPixels: Int
+    package var pageSize: Int
     /// A theme folder of the site's own; nil means the built-in theme.
-    public var templates: String?
-    public var baseURL: String?
+    package var templates: String?
+    package var baseURL: String?
     /// Failed photos tolerated before the build exits 1; nil means any number.
-    public var maxFailures: Int?
+    package var maxFailures: Int?
     /// Lets raw HTML in the site's Markdown through; off by default.
-    public var allowRawHTML: Bool
+    package var allowRawHTML: Bool
 
-    public init(
+    package init(
         title: String,
         description: String? = nil,
         feed: FeedSettings,
@@ -67,16 +67,16 @@ public struct SiteConfig: Sendable, Equatable {
 }
 
 /// Where the feed comes from and how to read it.
-public struct FeedSettings: Sendable, Equatable {
+package struct FeedSettings: Sendable, Equatable {
     /// http, https, file, or a path relative to the site folder.
-    public var url: String
-    public var format: FeedFormat
+    package var url: String
+    package var format: FeedFormat
     /// Field mapping for JSON shapes that are none of the known ones.
-    public var fields: FieldMapping?
+    package var fields: FieldMapping?
     /// Where `url` is written in gallery.yml, for messages about it.
-    public var urlLocation: SourceLocation?
+    package var urlLocation: SourceLocation?
 
-    public init(
+    package init(
         url: String, format: FeedFormat = .auto, fields: FieldMapping? = nil, urlLocation: SourceLocation? = nil
     ) {
         self.url = url
@@ -87,21 +87,21 @@ public struct FeedSettings: Sendable, Equatable {
 }
 
 /// The feed shapes gallerygen reads (shared/feeds/ has an example of each).
-public enum FeedFormat: String, Sendable, CaseIterable {
+package enum FeedFormat: String, Sendable, CaseIterable {
     case auto, jsonplaceholder, itunes, jsonfeed, list, folder
 }
 
 /// Dotted key paths into each entry of a JSON feed of another shape, e.g. `image: media.large`.
-public struct FieldMapping: Sendable, Equatable {
+package struct FieldMapping: Sendable, Equatable {
     /// Path from the document's root to the array of entries; empty when the root is the array.
-    public var items: String
-    public var image: String
-    public var title: String?
-    public var album: String?
-    public var id: String?
-    public var link: String?
+    package var items: String
+    package var image: String
+    package var title: String?
+    package var album: String?
+    package var id: String?
+    package var link: String?
 
-    public init(
+    package init(
         items: String = "",
         image: String,
         title: String? = nil,
@@ -119,16 +119,17 @@ public struct FieldMapping: Sendable, Equatable {
 }
 
 /// The renditions to make of every photo.
-public struct ImageSettings: Sendable, Equatable {
-    public var widths: [Int]
-    public var formats: [ImageFormat]
-    public var quality: Int
+package struct ImageSettings: Sendable, Equatable {
+    package var widths: [Int]
+    package var formats: [ImageFormat]
+    package var quality: Int
     /// Encoder effort, 0 (fastest) to 6 (smallest files), for WebP and AVIF. The default, 2, encodes
     /// WebP about twice as fast as libvips' default of 4 for about 4% more bytes (BENCHMARKS.md).
-    public var effort: Int
+    package var effort: Int
 
-    public init(widths: [Int] = [480, 960, 1600], formats: [ImageFormat] = [.webp], quality: Int = 80, effort: Int = 2)
-    {
+    package init(
+        widths: [Int] = [480, 960, 1600], formats: [ImageFormat] = [.webp], quality: Int = 80, effort: Int = 2
+    ) {
         self.widths = widths
         self.formats = formats
         self.quality = quality
@@ -137,10 +138,10 @@ public struct ImageSettings: Sendable, Equatable {
 }
 
 /// An output image format.
-public enum ImageFormat: String, Sendable, CaseIterable, Codable, Comparable {
+package enum ImageFormat: String, Sendable, CaseIterable, Codable, Comparable {
     case avif, webp, jpeg
 
-    public var fileExtension: String {
+    package var fileExtension: String {
         switch self {
         case .avif: "avif"
         case .webp: "webp"
@@ -148,7 +149,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable, Comparable {
         }
     }
 
-    public var mimeType: String {
+    package var mimeType: String {
         switch self {
         case .avif: "image/avif"
         case .webp: "image/webp"
@@ -157,7 +158,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable, Comparable {
     }
 
     /// Most compact first: the order of `<source>` elements in a `<picture>`.
-    public static func < (lhs: ImageFormat, rhs: ImageFormat) -> Bool {
+    package static func < (lhs: ImageFormat, rhs: ImageFormat) -> Bool {
         lhs.rank < rhs.rank
     }
 

@@ -8,21 +8,21 @@ import GalleryCore
 /// its EXIF orientation, converted to sRGB and kept in memory while every smaller width and every
 /// format is made from it; metadata is stripped on save (no GPS leaks) and nothing is upscaled.
 /// Calls block their thread on libvips: run them off Swift's cooperative pool (``ImagingPool``).
-public struct ImageProcessor: Sendable {
-    public struct Configuration: Sendable {
-        public var widths: [Int]
-        public var formats: [ImageFormat]
-        public var quality: Int
+package struct ImageProcessor: Sendable {
+    package struct Configuration: Sendable {
+        package var widths: [Int]
+        package var formats: [ImageFormat]
+        package var quality: Int
         /// Images with more pixels than this are rejected from their header.
-        public var maxPixels: Int
+        package var maxPixels: Int
         /// libvips' WebP effort, 0-6: the biggest speed lever of a build.
-        public var webpEffort: Int
+        package var webpEffort: Int
         /// libvips' AVIF effort, 0-9.
-        public var avifEffort: Int
+        package var avifEffort: Int
         /// libvips worker threads per image.
-        public var threadsPerImage: Int
+        package var threadsPerImage: Int
 
-        public init(
+        package init(
             widths: [Int] = [480, 960, 1600],
             formats: [ImageFormat] = [.webp],
             quality: Int = 80,
@@ -41,23 +41,23 @@ public struct ImageProcessor: Sendable {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The libvips version: part of every recipe.
-    public let libraryVersion: String
+    package let libraryVersion: String
 
-    public init(configuration: Configuration) throws(ImagingError) {
+    package init(configuration: Configuration) throws(ImagingError) {
         self.configuration = configuration
         self.libraryVersion = try Vips.start()
         gg_vips_configure(Int32(max(1, configuration.threadsPerImage)))
     }
 
     /// The libvips version, starting libvips if needed.
-    public static func libraryVersion() throws(ImagingError) -> String {
+    package static func libraryVersion() throws(ImagingError) -> String {
         try Vips.start()
     }
 
     /// Reads only the header of `file`; `name` stands for it in messages.
-    public func header(of file: URL, name: String? = nil) throws(ImagingError) -> ImageHeader {
+    package func header(of file: URL, name: String? = nil) throws(ImagingError) -> ImageHeader {
         let name = name ?? file.lastPathComponent
         guard let loader = gg_vips_loader(file.path) else {
             _ = Vips.takeErrorText()
@@ -79,7 +79,7 @@ public struct ImageProcessor: Sendable {
 
     /// Makes every rendition of `file` in `directory`, named `<stem>-<width>.<ext>` where the stem
     /// of each format comes from `stems`. Returned paths are bare file names.
-    public func process(_ file: URL, stems: [ImageFormat: String], into directory: URL) throws(ImagingError)
+    package func process(_ file: URL, stems: [ImageFormat: String], into directory: URL) throws(ImagingError)
         -> ProcessedImage
     {
         try process(file, named: file.lastPathComponent, stems: stems, into: directory).image
@@ -87,7 +87,7 @@ public struct ImageProcessor: Sendable {
 
     /// ``process(_:stems:into:)``, with `name` standing for the file in every message, and the
     /// warnings libvips gave about this file (and only this file) while it worked on it.
-    public func process(_ file: URL, named name: String, stems: [ImageFormat: String], into directory: URL)
+    package func process(_ file: URL, named name: String, stems: [ImageFormat: String], into directory: URL)
         throws(ImagingError) -> (image: ProcessedImage, warnings: [String])
     {
         try VipsMessages.attributed(file: file, name: name) { () throws(ImagingError) in

@@ -7,11 +7,11 @@ import GalleryCore
 /// Local files are read in place; http(s) URLs go through ``RemoteImageSource`` (the disk cache and
 /// HTTP revalidation). Every URL is loaded at most once for the loader's life, however many photos
 /// name it; one loader serves one build.
-public final class ImageLoader: OriginalLoading {
-    public struct Configuration: Sendable {
-        public var maxImageBytes: Int64
+package final class ImageLoader: OriginalLoading {
+    package struct Configuration: Sendable {
+        package var maxImageBytes: Int64
 
-        public init(maxImageBytes: Int64 = 50_000_000) {
+        package init(maxImageBytes: Int64 = 50_000_000) {
             self.maxImageBytes = maxImageBytes
         }
     }
@@ -21,12 +21,12 @@ public final class ImageLoader: OriginalLoading {
     private let coalescer = TaskCoalescer<CanonicalURL, Original>()
 
     /// - Parameter remote: loads http(s) URLs; without one they fail with a clear error.
-    public init(configuration: Configuration, remote: (any OriginalLoading)? = nil) {
+    package init(configuration: Configuration, remote: (any OriginalLoading)? = nil) {
         self.local = LocalFileSource(maxImageBytes: configuration.maxImageBytes)
         self.remote = remote
     }
 
-    public func original(for source: CanonicalURL) async throws -> Original {
+    package func original(for source: CanonicalURL) async throws -> Original {
         try await coalescer.value(for: source) { [local, remote] in
             if source.isFile { return try local.original(for: source) }
             guard let remote else {
@@ -39,12 +39,12 @@ public final class ImageLoader: OriginalLoading {
     /// Remote originals fresh in the cache, without a task or a wait (a rebuild of 10,000 fresh
     /// photos would otherwise spend most of its time scheduling them). Local files are hashed,
     /// so they always take ``original(for:)``.
-    public func availableOriginal(for source: CanonicalURL) -> Original? {
+    package func availableOriginal(for source: CanonicalURL) -> Original? {
         guard !source.isFile else { return nil }
         return remote?.availableOriginal(for: source)
     }
 
-    public func freshCopy(of damaged: Original) async throws -> Original {
+    package func freshCopy(of damaged: Original) async throws -> Original {
         guard !damaged.source.isFile, let remote else {
             throw LoadingError(
                 .unreadableFile, url: damaged.source.description, "the file changed while the build was reading it")
@@ -55,19 +55,19 @@ public final class ImageLoader: OriginalLoading {
     /// Starts a new build on a loader that outlives builds (`gallerygen serve`): what earlier
     /// builds loaded is loaded again (revalidated), unless `keepingFinished` (the previous build
     /// was superseded before it ended, so its results are as new as this build's would be).
-    public func beginBuild(keepingFinished: Bool) async {
+    package func beginBuild(keepingFinished: Bool) async {
         if !keepingFinished { await coalescer.forgetFinished() }
     }
 
     /// Claims the URLs a new build is about to load: loads of them under way go on when an older
     /// build's waiters leave (they are joined, not restarted); loads only the older build wanted
     /// are cancelled as soon as nobody waits for them.
-    public func claim(_ sources: Set<CanonicalURL>) async {
+    package func claim(_ sources: Set<CanonicalURL>) async {
         await coalescer.pin(sources)
     }
 
     /// Cancels every load under way and waits until each has removed its partial files.
-    public func cancelAndDrain() async {
+    package func cancelAndDrain() async {
         await coalescer.cancelAndDrain()
     }
 }

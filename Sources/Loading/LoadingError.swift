@@ -2,8 +2,8 @@ import GalleryCore
 
 /// Why an image or feed could not be loaded: a code, the URL (or file), what failed and what to
 /// do, and the error underneath (the HTTP client's, the file system's) as a value.
-public struct LoadingError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct LoadingError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         case unreadableFile
         case tooLarge
         case notAnImage
@@ -25,17 +25,17 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
         case hostDown
     }
 
-    public var code: Code
-    public var url: String
-    public var message: String
+    package var code: Code
+    package var url: String
+    package var message: String
     /// The HTTP status, for `.httpStatus`.
-    public var status: Int?
+    package var status: Int?
     /// The server's Retry-After, verbatim.
     var retryAfter: String?
     /// The error underneath, when another library's error caused this one.
-    public var underlying: (any Error & Sendable)?
+    package var underlying: (any Error & Sendable)?
 
-    public init(
+    package init(
         _ code: Code, url: String, _ message: String, status: Int? = nil, underlying: (any Error & Sendable)? = nil
     ) {
         self.code = code
@@ -46,9 +46,9 @@ public struct LoadingError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The message with the underlying error's words: `cannot reach the server (connection refused)`.
-    public var detail: String {
+    package var detail: String {
         underlying.map { "\(message) (\(describing($0)))" } ?? message
     }
 
-    public var description: String { "\(url): \(detail)" }
+    package var description: String { "\(url): \(detail)" }
 }

@@ -5,18 +5,18 @@ import Foundation
 ///
 /// Safe by default: raw HTML in the text is shown as text (escaped) and `javascript:`-style links
 /// are dropped, so Markdown cannot inject script. A site that trusts its Markdown can opt in to raw HTML.
-public struct MarkdownRenderer: Sendable {
+package struct MarkdownRenderer: Sendable {
     private static let extensionNames = ["table", "strikethrough", "autolink", "tasklist", "tagfilter"]
     private static let registered: Void = cmark_gfm_core_extensions_ensure_registered()
 
-    public var allowsRawHTML: Bool
+    package var allowsRawHTML: Bool
 
-    public init(allowsRawHTML: Bool = false) {
+    package init(allowsRawHTML: Bool = false) {
         self.allowsRawHTML = allowsRawHTML
     }
 
     /// Renders `text` to an HTML fragment.
-    public func html(from text: String) -> String {
+    package func html(from text: String) -> String {
         _ = Self.registered
         var options = CMARK_OPT_DEFAULT | CMARK_OPT_GITHUB_PRE_LANG | CMARK_OPT_FOOTNOTES | CMARK_OPT_SMART
         if allowsRawHTML { options |= CMARK_OPT_UNSAFE }

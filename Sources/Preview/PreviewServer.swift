@@ -12,19 +12,19 @@ import ServiceLifecycle
 /// The HTTP server, the file watcher, the feed poller and the reload broadcaster run as services
 /// of one group, so SIGINT or SIGTERM stops them all: the build under way is cancelled (nothing is
 /// written half-way) and the process ends cleanly.
-public struct PreviewServer: Sendable {
-    public struct Configuration: Sendable {
-        public var host: String
+package struct PreviewServer: Sendable {
+    package struct Configuration: Sendable {
+        package var host: String
         /// 0 picks a free port.
-        public var port: Int
+        package var port: Int
         /// Re-fetch a remote feed this often and rebuild when it changed.
-        public var pollInterval: Duration?
+        package var pollInterval: Duration?
         /// Log every request.
-        public var verbose: Bool
+        package var verbose: Bool
         /// Live-reload streams open at once; a page past this gets 503 (and reloads by hand).
-        public var maxEventStreams: Int
+        package var maxEventStreams: Int
 
-        public init(
+        package init(
             host: String = "127.0.0.1", port: Int = 8000, pollInterval: Duration? = nil, verbose: Bool = false,
             maxEventStreams: Int = 256
         ) {
@@ -36,12 +36,12 @@ public struct PreviewServer: Sendable {
         }
     }
 
-    public let siteDirectory: URL
-    public let options: BuildOptions
-    public let configuration: Configuration
+    package let siteDirectory: URL
+    package let options: BuildOptions
+    package let configuration: Configuration
     private let log: @Sendable (String) -> Void
 
-    public init(
+    package init(
         siteDirectory: URL,
         options: BuildOptions = BuildOptions(),
         configuration: Configuration = Configuration(),
@@ -55,7 +55,7 @@ public struct PreviewServer: Sendable {
 
     /// Builds, then serves until SIGINT/SIGTERM (or until the task is cancelled). `onReady` gets
     /// the address once the server listens.
-    public func run(onReady: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
+    package func run(onReady: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
         try await BuildResources.with { resources in try await serve(with: resources, onReady: onReady) }
     }
 

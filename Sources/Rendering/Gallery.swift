@@ -1,15 +1,15 @@
 import GalleryCore
 
 /// What the Rendering stage draws: the site's text and every photo with its outcome.
-public struct Gallery: Sendable {
-    public var title: String
+package struct Gallery: Sendable {
+    package var title: String
     /// The intro, already HTML (from the Markdown stage).
-    public var introHTML: String
+    package var introHTML: String
     /// Absolute URL of the published site, for canonical links; nil when unknown.
-    public var baseURL: String?
-    public var items: [GalleryItem]
+    package var baseURL: String?
+    package var items: [GalleryItem]
 
-    public init(title: String, introHTML: String, baseURL: String?, items: [GalleryItem]) {
+    package init(title: String, introHTML: String, baseURL: String?, items: [GalleryItem]) {
         self.title = title
         self.introHTML = introHTML
         self.baseURL = baseURL
@@ -18,12 +18,12 @@ public struct Gallery: Sendable {
 }
 
 /// One photo and what became of it: its renditions, or why it is a placeholder tile.
-public struct GalleryItem: Sendable {
-    public var photo: Photo
-    public var image: ProcessedImage?
-    public var failure: String?
+package struct GalleryItem: Sendable {
+    package var photo: Photo
+    package var image: ProcessedImage?
+    package var failure: String?
 
-    public init(photo: Photo, image: ProcessedImage?, failure: String? = nil) {
+    package init(photo: Photo, image: ProcessedImage?, failure: String? = nil) {
         self.photo = photo
         self.image = image
         self.failure = failure
@@ -31,12 +31,12 @@ public struct GalleryItem: Sendable {
 }
 
 /// A file of the site, ready to write.
-public struct RenderedFile: Sendable, Equatable {
+package struct RenderedFile: Sendable, Equatable {
     /// Relative to the output folder.
-    public var path: String
-    public var contents: [UInt8]
+    package var path: String
+    package var contents: [UInt8]
 
-    public init(path: String, contents: [UInt8]) {
+    package init(path: String, contents: [UInt8]) {
         self.path = path
         self.contents = contents
     }

@@ -2,8 +2,8 @@ import GalleryCore
 
 /// A theme that cannot be used: a code, what is wrong and what to do, the template's line and
 /// column when a template does not parse, and the template engine's error underneath.
-public struct RenderingError: LocatedError {
-    public enum Code: String, Sendable {
+package struct RenderingError: LocatedError {
+    package enum Code: String, Sendable {
         /// The theme folder, or a template the site needs, is missing.
         case missingTemplate
         /// A template does not parse.
@@ -12,12 +12,12 @@ public struct RenderingError: LocatedError {
         case unreadable
     }
 
-    public var code: Code
-    public var message: String
-    public var location: SourceLocation?
-    public var underlying: (any Error & Sendable)?
+    package var code: Code
+    package var message: String
+    package var location: SourceLocation?
+    package var underlying: (any Error & Sendable)?
 
-    public init(
+    package init(
         _ code: Code, _ message: String, location: SourceLocation? = nil, underlying: (any Error & Sendable)? = nil
     ) {
         self.code = code

@@ -10,15 +10,15 @@ import Mustache
 /// or on an `albums.html` page when there are more than a dozen. All links are relative, so the
 /// site works from any folder. Feed text is escaped by the templates; the first row of each page
 /// loads eagerly with high priority, the rest lazily.
-public struct SiteRenderer: Sendable {
-    public struct Configuration: Sendable {
+package struct SiteRenderer: Sendable {
+    package struct Configuration: Sendable {
         /// A theme folder (`page.mustache`, `photo.mustache`, `assets/`); nil for the built-in one.
-        public var themeDirectory: URL?
-        public var pageSize: Int
+        package var themeDirectory: URL?
+        package var pageSize: Int
         /// Photos in the widest row of the theme's grid: they load eagerly.
-        public var eagerCount: Int
+        package var eagerCount: Int
 
-        public init(themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4) {
+        package init(themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4) {
             self.themeDirectory = themeDirectory
             self.pageSize = pageSize
             self.eagerCount = eagerCount
@@ -29,7 +29,7 @@ public struct SiteRenderer: Sendable {
     private let templates: Templates
     private let theme: URL
 
-    public init(configuration: Configuration) async throws(RenderingError) {
+    package init(configuration: Configuration) async throws(RenderingError) {
         guard let theme = configuration.themeDirectory ?? Self.builtInTheme else {
             throw RenderingError(
                 .missingTemplate,
@@ -56,7 +56,7 @@ public struct SiteRenderer: Sendable {
 
     /// The theme shipped with gallerygen, found beside the executable (SwiftPM's resource bundle).
     /// Looked up by hand: `Bundle.module` stops the process when the bundle has been moved away.
-    public static var builtInTheme: URL? {
+    package static var builtInTheme: URL? {
         let bundleName = "gallerygen_Rendering.resources"
         let executableFolder = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = [executableFolder, Bundle.main.resourceURL, Bundle.main.bundleURL].compactMap { $0 }
@@ -74,7 +74,7 @@ public struct SiteRenderer: Sendable {
 
     /// Every page of the site plus the theme's assets, in a stable order. Tiles, then pages, are
     /// rendered on every core.
-    public func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
+    package func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
         guard templates.library.getTemplate(named: "page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }

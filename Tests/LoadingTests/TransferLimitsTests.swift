@@ -11,6 +11,10 @@ import Testing
     /// Limits short enough for a test, in the same proportions as the defaults.
     static let limits = TransferLimits(
         idle: .milliseconds(400), total: .seconds(3), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
+    /// For trickling servers: silence long enough that a busy machine's late pieces never look
+    /// like a stall, so only the rate decides.
+    static let slowLimits = TransferLimits(
+        idle: .seconds(5), total: .seconds(10), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
 
     @Test func aBodySentAByteAtATimeIsCutOffByTheMinimumRate() async throws {
         let fixture = try await LoaderFixture { _ in
@@ -18,7 +22,7 @@ import Testing
             response.trickle = (bytes: 1, every: .milliseconds(20))  // 50 bytes a second
             return response
         }
-        let loader = fixture.loader { $0.limits = Self.limits }
+        let loader = fixture.loader { $0.limits = Self.slowLimits }
 
         let error = await #expect(throws: LoadingError.self) {
             try await loader.original(for: fixture.url("/slow.jpg"))
@@ -44,8 +48,10 @@ import Testing
             return response
         }
         let loader = fixture.loader {
+            // A minimum far below the server's rate: only the deadline can end this one, even
+            // on a machine so busy that the server's pieces come late.
             $0.limits = TransferLimits(
-                idle: .milliseconds(400), total: .seconds(1), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
+                idle: .seconds(5), total: .seconds(1), minimumBytesPerSecond: 100, grace: .milliseconds(300))
             $0.retry.attempts = 1
         }
 
@@ -104,7 +110,7 @@ import Testing
             if request.path.hasPrefix("/slow") { response.trickle = (bytes: 1, every: .milliseconds(20)) }
             return response
         }
-        let loader = fixture.loader { $0.limits = Self.limits }
+        let loader = fixture.loader { $0.limits = Self.slowLimits }
         for index in 0..<4 {
             await #expect(throws: LoadingError.self) { try await loader.original(for: fixture.url("/slow/\(index)")) }
         }
@@ -121,7 +127,9 @@ import Testing
             return response
         }
         let loader = fixture.loader {
-            $0.limits = Self.limits
+            // Long enough for the answering request on a busy machine.
+            $0.limits = TransferLimits(
+                idle: .milliseconds(1500), total: .seconds(5), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
             $0.retry.attempts = 1
         }
         for index in 0..<2 {

@@ -3,8 +3,8 @@ import GalleryCore
 /// A `gallery.yml` (or command line) that cannot be used: exit code 2. A code, what is wrong and
 /// how to fix it, the file, line and column, and the YAML parser's error underneath when it
 /// gave one.
-public struct ConfigError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
+package struct ConfigError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         /// No gallery.yml, or not UTF-8.
         case unreadable
         /// Not valid YAML.
@@ -19,13 +19,13 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
         case invalidValue
     }
 
-    public var code: Code
-    public var location: SourceLocation?
-    public var file: String
-    public var message: String
-    public var underlying: (any Error & Sendable)?
+    package var code: Code
+    package var location: SourceLocation?
+    package var file: String
+    package var message: String
+    package var underlying: (any Error & Sendable)?
 
-    public init(
+    package init(
         _ code: Code = .invalidValue, file: String, location: SourceLocation?, _ message: String,
         underlying: (any Error & Sendable)? = nil
     ) {
@@ -37,7 +37,7 @@ public struct ConfigError: Error, Sendable, CustomStringConvertible {
     }
 
     /// `gallery.yml:4:3: message`; without a spot, the underlying error's words follow.
-    public var description: String {
+    package var description: String {
         if let location { return "\(location): \(message)" }
         return "\(file): \(message)" + (underlying.map { " (\(describing($0)))" } ?? "")
     }

@@ -4,13 +4,13 @@ import Yams
 
 /// Reads `gallery.yml` into a ``SiteConfig``: every key of shared/DESIGN.md, the defaults for the
 /// rest, and an error naming the line and column of anything unknown, mistyped or missing.
-public struct ConfigLoader: Sendable {
-    public static let fileName = "gallery.yml"
+package struct ConfigLoader: Sendable {
+    package static let fileName = "gallery.yml"
 
-    public init() {}
+    package init() {}
 
     /// Reads `gallery.yml` in `siteDirectory`.
-    public func config(inSite siteDirectory: URL) throws(ConfigError) -> SiteConfig {
+    package func config(inSite siteDirectory: URL) throws(ConfigError) -> SiteConfig {
         let file = siteDirectory.appendingPathComponent(Self.fileName)
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw ConfigError(
@@ -27,12 +27,12 @@ public struct ConfigLoader: Sendable {
     }
 
     /// A size as gallery.yml writes it (`500MB`, `2GiB`, `1048576`), in bytes.
-    public static func byteCount(_ text: String) -> Int64? {
+    package static func byteCount(_ text: String) -> Int64? {
         ConfigReader.parseByteCount(text)
     }
 
     /// Parses the text of a config file; `name` is used in messages.
-    public func config(from text: String, name: String) throws(ConfigError) -> SiteConfig {
+    package func config(from text: String, name: String) throws(ConfigError) -> SiteConfig {
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {

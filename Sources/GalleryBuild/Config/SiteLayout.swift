@@ -2,26 +2,26 @@ import Foundation
 import GalleryCore
 
 /// Where a site's files are: the config's relative paths resolved against the site folder.
-public struct SiteLayout: Sendable {
+package struct SiteLayout: Sendable {
     /// Where the feed is, by kind.
-    public enum FeedLocation: Sendable, Equatable {
+    package enum FeedLocation: Sendable, Equatable {
         case file(URL)
         case folder(URL)
         case remote(URL)
     }
 
-    public var siteDirectory: URL
-    public var outputDirectory: URL
-    public var cacheDirectory: URL
-    public var feed: FeedLocation
+    package var siteDirectory: URL
+    package var outputDirectory: URL
+    package var cacheDirectory: URL
+    package var feed: FeedLocation
     /// The intro Markdown file, when there is one.
-    public var introFile: URL?
+    package var introFile: URL?
     /// The site's own theme, or nil for the built-in one.
-    public var themeDirectory: URL?
+    package var themeDirectory: URL?
 
     /// Resolves `config` for a site in `siteDirectory`; `outputOverride` is `--output`, relative to
     /// the current folder. A local feed that does not exist is a config error at `feed.url`.
-    public init(config: SiteConfig, siteDirectory: URL, outputOverride: String? = nil) throws(ConfigError) {
+    package init(config: SiteConfig, siteDirectory: URL, outputOverride: String? = nil) throws(ConfigError) {
         let site = siteDirectory.standardizedFileURL
         self.siteDirectory = site
         func resolve(_ path: String, against base: URL) -> URL {

@@ -1,5 +1,5 @@
 /// Progress of a build, for a progress display.
-public enum BuildEvent: Sendable {
+package enum BuildEvent: Sendable {
     /// A stage began; `total` is how many items it will handle, when known.
     case started(BuildStage, total: Int?)
     /// Items of a stage done so far.
@@ -12,10 +12,10 @@ public enum BuildEvent: Sendable {
 }
 
 /// The stages of a build, in order.
-public enum BuildStage: String, Sendable, CaseIterable {
+package enum BuildStage: String, Sendable, CaseIterable {
     case feed, load, images, render, write
 
-    public var title: String {
+    package var title: String {
         switch self {
         case .feed: "Reading feed"
         case .load: "Loading images"

@@ -3,14 +3,14 @@ import GalleryCore
 import GalleryJSON
 
 /// What the cache holds, for `gallerygen cache info`.
-public struct CacheInfo: Sendable, Equatable {
-    public var records: Int
-    public var blobCount: Int
-    public var blobBytes: Int64
-    public var renditionSets: Int
-    public var renditionBytes: Int64
+package struct CacheInfo: Sendable, Equatable {
+    package var records: Int
+    package var blobCount: Int
+    package var blobBytes: Int64
+    package var renditionSets: Int
+    package var renditionBytes: Int64
 
-    public var totalBytes: Int64 { blobBytes + renditionBytes }
+    package var totalBytes: Int64 { blobBytes + renditionBytes }
 }
 
 extension DiskCache {
@@ -22,7 +22,7 @@ extension DiskCache {
         var blobSHA: String?
     }
 
-    public func info() -> CacheInfo {
+    package func info() -> CacheInfo {
         let entries = self.entries()
         let blobEntries = entries.filter { $0.blobSHA != nil }
         return CacheInfo(
@@ -39,7 +39,7 @@ extension DiskCache {
     /// bytes removed and the bytes left, which stay over `limit` when what the build used alone
     /// is more. Writes the index afterwards.
     @discardableResult
-    public func evict(toFit limit: Int64) throws -> (removed: Int64, remaining: Int64) {
+    package func evict(toFit limit: Int64) throws -> (removed: Int64, remaining: Int64) {
         let (usedBlobs, usedSets, named) = self.usedSets()
         var entries = self.entries()
         var total = entries.reduce(0) { $0 + $1.bytes }

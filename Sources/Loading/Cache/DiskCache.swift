@@ -11,11 +11,11 @@ import Synchronization
 /// the cache takes the lock, removes leftovers of a killed run and drops records whose blob is
 /// missing or has the wrong size. A blob whose modification time changed is hashed again before
 /// use, so a blob damaged between builds is noticed and fetched anew.
-public final class DiskCache: Sendable {
-    public let root: URL
+package final class DiskCache: Sendable {
+    package let root: URL
     let blobs: URL
     let temporary: URL
-    public let renditions: URL
+    package let renditions: URL
     private let indexFile: URL
     private let lock: CacheLock
     private let state: Mutex<State>
@@ -45,7 +45,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Opens (creating it if needed) the cache in `directory`.
-    public init(directory: URL) throws {
+    package init(directory: URL) throws {
         root = directory.appendingPathComponent("v1")
         blobs = root.appendingPathComponent("blobs")
         temporary = root.appendingPathComponent("tmp")
@@ -67,7 +67,7 @@ public final class DiskCache: Sendable {
 
     /// Releases the lock, so that another process (or a new DiskCache) can open the cache.
     /// Nothing is written after this.
-    public func close() {
+    package func close() {
         lock.release()
     }
 
@@ -85,11 +85,11 @@ public final class DiskCache: Sendable {
         state.withLock { _ = $0.records.removeValue(forKey: url) }
     }
 
-    public var recordCount: Int { state.withLock { $0.records.count } }
+    package var recordCount: Int { state.withLock { $0.records.count } }
 
     /// Writes the index: the records sorted by URL, atomically; nothing when it has not changed
     /// since it was read or last written.
-    public func persist() throws {
+    package func persist() throws {
         let records: [CacheRecord]? = state.withLock { state in
             state.statusAtOpen = [:]
             guard state.records != state.persisted else { return nil }
@@ -198,7 +198,7 @@ public final class DiskCache: Sendable {
     }
 
     /// Marks a rendition set (its record's name in `renditions/`) as used by this build.
-    public func markRenditionSetUsed(_ name: String) {
+    package func markRenditionSetUsed(_ name: String) {
         state.withLock { _ = $0.usedRenditionSets.insert(name) }
     }
 

@@ -15,24 +15,24 @@ import Synchronization
 /// globally and per host, retried on connection errors, 408, 429 and 5xx, and follow up to
 /// ten redirects. Bodies stream to a temporary file, hashed on the way, checked for size,
 /// length and image-ness, and only then move into the cache.
-public final class HTTPLoader: OriginalLoading {
-    public struct Configuration: Sendable {
-        public var concurrency: Int
-        public var perHost: Int
-        public var maxImageBytes: Int64
-        public var retry: RetryPolicy
-        public var maxRedirects: Int
+package final class HTTPLoader: OriginalLoading {
+    package struct Configuration: Sendable {
+        package var concurrency: Int
+        package var perHost: Int
+        package var maxImageBytes: Int64
+        package var retry: RetryPolicy
+        package var maxRedirects: Int
         /// `--refresh`: revalidate even fresh entries.
-        public var refresh: Bool
+        package var refresh: Bool
         /// `--offline`: no request at all; the cache or a clear failure.
-        public var offline: Bool
-        public var userAgent: String
+        package var offline: Bool
+        package var userAgent: String
         /// How long one transfer may take (silence, the whole exchange, the body's rate).
-        public var limits: TransferLimits
+        package var limits: TransferLimits
         /// When a failing host is left alone.
         var hostHealth = HostHealth.Configuration()
 
-        public init(
+        package init(
             concurrency: Int = 16,
             perHost: Int = 6,
             maxImageBytes: Int64 = 50_000_000,
@@ -66,7 +66,7 @@ public final class HTTPLoader: OriginalLoading {
     /// - Parameters:
     ///   - client: shared by the whole build; its owner shuts it down.
     ///   - cache: an open disk cache.
-    public init(configuration: Configuration, client: HTTPClient, cache: DiskCache) {
+    package init(configuration: Configuration, client: HTTPClient, cache: DiskCache) {
         self.configuration = configuration
         self.client = client
         self.cache = cache
@@ -75,14 +75,14 @@ public final class HTTPLoader: OriginalLoading {
     }
 
     /// The request counts and bytes so far.
-    public var statistics: TransferStatistics { counter.current }
+    package var statistics: TransferStatistics { counter.current }
 
-    public func original(for source: CanonicalURL) async throws -> Original {
+    package func original(for source: CanonicalURL) async throws -> Original {
         try await load(source, expectsImage: true)
     }
 
     /// A feed document: the same cache and revalidation as images, any content type.
-    public func document(for source: CanonicalURL) async throws -> (data: Data, original: Original) {
+    package func document(for source: CanonicalURL) async throws -> (data: Data, original: Original) {
         let original = try await load(source, expectsImage: false)
         defer { if original.isTransient { try? FileManager.default.removeItem(at: original.file) } }
         guard let data = FileManager.default.contents(atPath: original.file.path) else {
@@ -91,7 +91,7 @@ public final class HTTPLoader: OriginalLoading {
         return (data, original)
     }
 
-    public func availableOriginal(for source: CanonicalURL) -> Original? {
+    package func availableOriginal(for source: CanonicalURL) -> Original? {
         let now = Date()
         guard let record = cache.record(for: source.description) else { return nil }
         let origin: Original.Origin
@@ -106,7 +106,7 @@ public final class HTTPLoader: OriginalLoading {
         return use(record, blob: blob, origin: origin, at: now, source: source)
     }
 
-    public func freshCopy(of damaged: Original) async throws -> Original {
+    package func freshCopy(of damaged: Original) async throws -> Original {
         cache.discardBlob(damaged.sha256)
         if configuration.offline {
             throw LoadingError(

@@ -3,14 +3,14 @@ import GalleryCore
 
 /// When and how long to retry a GET: connection errors, 408, 429 and 5xx; exponential backoff
 /// with full jitter, or the server's Retry-After up to a cap; a fixed number of attempts.
-public struct RetryPolicy: Sendable {
-    public var attempts: Int
-    public var baseDelay: Duration
-    public var maximumDelay: Duration
+package struct RetryPolicy: Sendable {
+    package var attempts: Int
+    package var baseDelay: Duration
+    package var maximumDelay: Duration
     /// The longest Retry-After honoured; a longer one fails the request instead of stalling the build.
-    public var maximumRetryAfter: Duration
+    package var maximumRetryAfter: Duration
 
-    public init(
+    package init(
         attempts: Int = 3,
         baseDelay: Duration = .milliseconds(200),
         maximumDelay: Duration = .seconds(5),

@@ -6,17 +6,17 @@ import Synchronization
 /// byte and its request deadline ends at the response head, so a body sent at one byte a second
 /// would otherwise hold a build for hours (curl's `--max-time` and `--speed-limit` are the same
 /// idea).
-public struct TransferLimits: Sendable, Equatable {
+package struct TransferLimits: Sendable, Equatable {
     /// Nothing received for this long (no head, or no body bytes) ends the transfer.
-    public var idle: Duration
+    package var idle: Duration
     /// The whole exchange, from the request to the last body byte.
-    public var total: Duration
+    package var total: Duration
     /// Once the body has run for `grace`, its average rate must stay at or above this.
-    public var minimumBytesPerSecond: Int64
-    public var grace: Duration
+    package var minimumBytesPerSecond: Int64
+    package var grace: Duration
 
     /// 300 s for one transfer: a 50 MB original (the default max_image_bytes) needs 170 kB/s.
-    public init(
+    package init(
         idle: Duration = .seconds(30),
         total: Duration = .seconds(300),
         minimumBytesPerSecond: Int64 = 16_384,

@@ -1,12 +1,12 @@
 import Synchronization
 
 /// What crossed the network during a build: for the report.
-public struct TransferStatistics: Sendable, Equatable {
+package struct TransferStatistics: Sendable, Equatable {
     /// Requests sent, retries and redirects included.
-    public var requests = 0
-    public var ok = 0
-    public var notModified = 0
-    public var bodyBytes: Int64 = 0
+    package var requests = 0
+    package var ok = 0
+    package var notModified = 0
+    package var bodyBytes: Int64 = 0
 }
 
 final class TransferCounter: Sendable {
