@@ -97,9 +97,7 @@ extension BuildSession {
         }
         progress.begin(.images)
         do {
-            // The renditions are shared by every photo with these bytes, and so are their
-            // messages: they say "the image", and each photo's own name is put before them.
-            let outcome = try await renditions.renditions(of: original, name: "the image") { [loader] damaged in
+            let outcome = try await renditions.renditions(of: original) { [loader] damaged in
                 try await loader.freshCopy(of: damaged)
             }
             advanced(.images)
@@ -128,10 +126,10 @@ extension BuildSession {
         _ photo: Photo, stage: String, cause: String, message: String, original: Original? = nil,
         warnings: [String] = []
     ) -> PhotoOutcome {
+        let name = displayName(of: photo.source)
         let failure = BuildReport.Failure(
-            index: photo.index, id: photo.id, url: displayName(of: photo.source), stage: stage, cause: cause,
-            host: photo.source.isFileURL ? nil : photo.source.host?.lowercased(),
-            message: "\(displayName(of: photo.source)): \(message)")
+            index: photo.index, id: photo.id, url: name, stage: stage, cause: cause,
+            host: photo.source.isFileURL ? nil : photo.source.host?.lowercased(), message: "\(name): \(message)")
         events(.failed(failure))
         return .failed(failure, original: original, warnings: warnings)
     }

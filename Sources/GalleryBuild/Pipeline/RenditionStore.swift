@@ -56,24 +56,30 @@ final class RenditionStore: Sendable {
     /// The renditions of `original`, from the cache or made now. An original the cache served
     /// is hashed before it is decoded (its mtime proves nothing against a flipped byte); when it
     /// no longer matches, `freshCopy` replaces it and the renditions are made from that.
-    /// `name` stands for the original in messages.
+    ///
+    /// A set is shared by every photo with these bytes, and so are its messages: libvips' words
+    /// name "the image", and each photo puts its own name in front of them.
     func renditions(
-        of original: Original, name: String, freshCopy: @escaping @Sendable (Original) async throws -> Original
+        of original: Original, freshCopy: @escaping @Sendable (Original) async throws -> Original
     ) async throws -> Outcome {
         let key = usedSetKey(of: original)
         return try await inFlight.value(for: key) { [self] in
             if let cached = cachedOutcome(key: key) { return cached }
             var original = original
+            var setKey = key
             if original.origin != .downloaded && original.origin != .local {
                 let file = original.file
                 let actual = try await pool.run { try FileDigest.sha256(of: file).hex }
                 if actual != original.sha256 {
                     let damaged = original.sha256
                     original = try await freshCopy(original)
-                    if original.sha256 != damaged, let cached = cachedOutcome(key: usedSetKey(of: original)) {
-                        var outcome = cached
-                        outcome.original = original
-                        return outcome
+                    if original.sha256 != damaged {
+                        // The source changed since it was cached: other bytes, another set.
+                        setKey = usedSetKey(of: original)
+                        if var outcome = cachedOutcome(key: setKey) {
+                            outcome.original = original
+                            return outcome
+                        }
                     }
                 }
             }
@@ -86,10 +92,10 @@ final class RenditionStore: Sendable {
             let directory = directory
             let (image, warnings) = try await pool.run { [processor, stems] in
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                return try processor.process(file, named: name, stems: stems, into: directory)
+                return try processor.process(file, named: "the image", stems: stems, into: directory)
             }
             // The record is written after the files it names.
-            try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: usedSetKey(of: original)))
+            try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: setKey))
             return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
         }
     }

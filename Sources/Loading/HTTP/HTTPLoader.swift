@@ -113,13 +113,7 @@ package final class HTTPLoader: OriginalLoading {
                 .offlineMiss, url: damaged.source.description,
                 "the cached copy is damaged, and --offline sends no request; build once online")
         }
-        switch try await fetch(damaged.source, revalidating: nil, expectsImage: true) {
-        case .downloaded(let original): return original
-        case .notModified:
-            throw LoadingError(
-                .httpStatus, url: damaged.source.description,
-                "the server answered 304 to a request that was not conditional", status: 304)
-        }
+        return try await download(damaged.source, expectsImage: true)
     }
 
     // MARK: Cache decisions
@@ -149,11 +143,17 @@ package final class HTTPLoader: OriginalLoading {
             throw LoadingError(
                 .offlineMiss, url: key, "not in the cache, and --offline sends no request; build once online")
         }
+        return try await download(source, expectsImage: expectsImage)
+    }
+
+    /// An unconditional GET into the cache: a 304 to it is the server's error.
+    private func download(_ source: CanonicalURL, expectsImage: Bool) async throws -> Original {
         switch try await fetch(source, revalidating: nil, expectsImage: expectsImage) {
         case .downloaded(let original): return original
         case .notModified:
             throw LoadingError(
-                .httpStatus, url: key, "the server answered 304 to a request that was not conditional", status: 304)
+                .httpStatus, url: source.description, "the server answered 304 to a request that was not conditional",
+                status: 304)
         }
     }
 
