@@ -93,6 +93,16 @@ static inline void gg_vips_remove_metadata(VipsImage *image) {
     g_strfreev(fields);
 }
 
+/// A metadata string (libvips keeps each EXIF field as `value (readable, type, n components, n
+/// bytes)`), or NULL when the image has no such field. Owned by the image.
+static inline const char *gg_vips_metadata_string(VipsImage *image, const char *name) {
+    GType type = vips_image_get_typeof(image, name);
+    const char *value = NULL;
+    if (type != VIPS_TYPE_REF_STRING && type != G_TYPE_STRING) return NULL;
+    if (vips_image_get_string(image, name, &value) != 0) return NULL;
+    return value;
+}
+
 /// Resizes an in-memory image to `width` pixels wide, keeping its aspect ratio, never upscaling.
 static inline int gg_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width) {
     return vips_thumbnail_image(in, out, width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);
@@ -125,6 +135,14 @@ static inline int gg_vips_band_mean(VipsImage *in, int band, double *mean) {
     return result;
 }
 
+/// The smallest value of the last band (the alpha of an sRGB image with 4 bands).
+static inline int gg_vips_last_band_min(VipsImage *in, double *minimum) {
+    VipsImage *extracted = NULL;
+    if (vips_extract_band(in, &extracted, vips_image_get_bands(in) - 1, NULL) != 0) return -1;
+    int result = vips_min(extracted, minimum, NULL);
+    g_object_unref(extracted);
+    return result;
+}
 
 /// Progressive JPEG, written to a file, metadata stripped.
 static inline int gg_vips_jpegsave(VipsImage *in, const char *path, int quality) {

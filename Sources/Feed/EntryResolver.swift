@@ -30,7 +30,9 @@ struct EntryResolver {
                 title: title,
                 source: source,
                 album: fields.album.flatMap { $0.isEmpty ? nil : $0 },
-                link: fields.link.flatMap(webLink)
+                link: fields.link.flatMap(webLink),
+                date: fields.date.flatMap(FeedDate.parse),
+                hasFeedID: fields.id != nil
             )
         )
     }
@@ -81,6 +83,7 @@ private struct Fields {
     var album: String?
     var id: String?
     var link: String?
+    var date: String?
 
     init(entry: JSONValue, shape: FeedShape) {
         switch shape {
@@ -98,6 +101,7 @@ private struct Fields {
             album = entry["collectionName"]?.text
             id = entry["trackId"]?.text ?? entry["collectionId"]?.text
             link = entry["trackViewUrl"]?.text ?? entry["collectionViewUrl"]?.text
+            date = entry["releaseDate"]?.text
         case .jsonFeed:
             let attachment = entry["attachments"]?.arrayValue?.first {
                 $0["mime_type"]?.text?.lowercased().hasPrefix("image/") == true
@@ -107,10 +111,12 @@ private struct Fields {
             title = entry["title"]?.text ?? entry["summary"]?.text
             id = entry["id"]?.text
             link = entry["url"]?.text
+            date = entry["date_published"]?.text ?? entry["date_modified"]?.text
         case .list:
             image = entry["imageUrl"]?.text
             imageFieldName = "imageUrl"
             title = entry["title"]?.text
+            date = entry["date"]?.text
         case .mapped(let fields):
             image = entry.value(atPath: fields.image)?.text
             imageFieldName = fields.image
@@ -118,6 +124,7 @@ private struct Fields {
             album = fields.album.flatMap { entry.value(atPath: $0)?.text }
             id = fields.id.flatMap { entry.value(atPath: $0)?.text }
             link = fields.link.flatMap { entry.value(atPath: $0)?.text }
+            date = fields.date.flatMap { entry.value(atPath: $0)?.text }
         }
     }
 
@@ -125,5 +132,20 @@ private struct Fields {
     static func upsizedArtwork(_ url: String, width: Int) -> String {
         guard let range = url.range(of: #"\d+x\d+bb\."#, options: [.regularExpression, .backwards]) else { return url }
         return url.replacingCharacters(in: range, with: "\(width)x\(width)bb.")
+    }
+}
+
+/// The dates feeds write: RFC 3339 (`2026-11-23T08:00:00Z`, with or without fractions of a
+/// second or an offset), or a bare day (`2026-11-23`, taken as midnight UTC).
+package enum FeedDate {
+    package static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmingWhitespace()
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: trimmed) { return date }
+        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = full.date(from: trimmed) { return date }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        return day.date(from: trimmed)
     }
 }

@@ -13,14 +13,24 @@ package struct Photo: Sendable, Hashable {
     package var album: String?
     /// A page about the photo (http or https only; anything else is dropped by the feed reader).
     package var link: URL?
+    /// When the photo was published, as the feed says (JSON Feed `date_published`, iTunes
+    /// `releaseDate`, a mapped `date`); nil when it does not say.
+    package var date: Date?
+    /// The feed named the entry (`id` is then the feed's); false when `id` is only its position.
+    package var hasFeedID: Bool
 
-    package init(index: Int, id: String, title: String, source: URL, album: String? = nil, link: URL? = nil) {
+    package init(
+        index: Int, id: String, title: String, source: URL, album: String? = nil, link: URL? = nil,
+        date: Date? = nil, hasFeedID: Bool = true
+    ) {
         self.index = index
         self.id = id
         self.title = title
         self.source = source
         self.album = album
         self.link = link
+        self.date = date
+        self.hasFeedID = hasFeedID
     }
 }
 

@@ -54,15 +54,26 @@ package struct ProcessedImage: Sendable, Hashable, Codable {
     /// Sorted by format, then width.
     package var renditions: [Rendition]
     package var placeholder: Placeholder
+    /// Some pixel is not fully opaque: the page must not paint a placeholder behind the photo,
+    /// where it would show through once the photo has loaded.
+    package var hasTransparency: Bool
+    /// Read from the original before its metadata was stripped; nil when it recorded nothing.
+    package var camera: CameraDetails?
 
-    package init(width: Int, height: Int, renditions: [Rendition], placeholder: Placeholder) {
+    package init(
+        width: Int, height: Int, renditions: [Rendition], placeholder: Placeholder, hasTransparency: Bool = false,
+        camera: CameraDetails? = nil
+    ) {
         self.width = width
         self.height = height
         self.renditions = renditions
         self.placeholder = placeholder
+        self.hasTransparency = hasTransparency
+        self.camera = camera
     }
 
     package enum CodingKeys: String, CodingKey {
-        case width, height, renditions, placeholder
+        case width, height, renditions, placeholder, camera
+        case hasTransparency = "transparent"
     }
 }

@@ -28,6 +28,10 @@ package struct SiteConfig: Sendable, Equatable {
     package var maxFailures: Int?
     /// Lets raw HTML in the site's Markdown through; off by default.
     package var allowRawHTML: Bool
+    /// `exif: true`: each photo page shows what the camera recorded (never where).
+    package var showsCameraDetails = false
+    /// How grid pages lay out their tiles.
+    package var grid = GridStyle.justified
 
     package init(
         title: String,
@@ -66,6 +70,14 @@ package struct SiteConfig: Sendable, Equatable {
     }
 }
 
+/// The grid of the default theme.
+package enum GridStyle: String, Sendable, CaseIterable {
+    /// Whole photos in rows that fill the width, each at its own aspect ratio.
+    case justified
+    /// Square tiles, each photo cropped to its centre.
+    case square
+}
+
 /// Where the feed comes from and how to read it.
 package struct FeedSettings: Sendable, Equatable {
     /// http, https, file, or a path relative to the site folder.
@@ -100,6 +112,8 @@ package struct FieldMapping: Sendable, Equatable {
     package var album: String?
     package var id: String?
     package var link: String?
+    /// An RFC 3339 date (or a bare day) of publication.
+    package var date: String?
 
     package init(
         items: String = "",
@@ -107,7 +121,8 @@ package struct FieldMapping: Sendable, Equatable {
         title: String? = nil,
         album: String? = nil,
         id: String? = nil,
-        link: String? = nil
+        link: String? = nil,
+        date: String? = nil
     ) {
         self.items = items
         self.image = image
@@ -115,6 +130,7 @@ package struct FieldMapping: Sendable, Equatable {
         self.album = album
         self.id = id
         self.link = link
+        self.date = date
     }
 }
 
@@ -128,7 +144,7 @@ package struct ImageSettings: Sendable, Equatable {
     package var effort: Int
 
     package init(
-        widths: [Int] = [480, 960, 1600], formats: [ImageFormat] = [.webp], quality: Int = 80, effort: Int = 2
+        widths: [Int] = [320, 640, 1280, 1920], formats: [ImageFormat] = [.webp], quality: Int = 80, effort: Int = 2
     ) {
         self.widths = widths
         self.formats = formats

@@ -61,7 +61,20 @@ extension ProcessedImage {
             placeholder: Placeholder(
                 color: try placeholder.string(Placeholder.CodingKeys.color.stringValue),
                 dataURI: try placeholder.string(Placeholder.CodingKeys.dataURI.stringValue)
-            )
+            ),
+            // Required: a record written before it was measured is read as a miss and made again.
+            hasTransparency: try json.bool(CodingKeys.hasTransparency.stringValue),
+            camera: try json.optionalObject(CodingKeys.camera.stringValue).map { fields throws(JSONFields.Mismatch) in
+                typealias Keys = CameraDetails.CodingKeys
+                return CameraDetails(
+                    camera: try fields.optionalString(Keys.camera.stringValue),
+                    lens: try fields.optionalString(Keys.lens.stringValue),
+                    focalLength: try fields.optionalString(Keys.focalLength.stringValue),
+                    aperture: try fields.optionalString(Keys.aperture.stringValue),
+                    exposure: try fields.optionalString(Keys.exposure.stringValue),
+                    iso: try fields.optionalString(Keys.iso.stringValue),
+                    taken: try fields.optionalString(Keys.taken.stringValue))
+            }
         )
     }
 

@@ -71,6 +71,13 @@ package struct JSONFields {
         try required(key, "an integer") { Self.number($0).flatMap { Int64(exactly: $0) } }
     }
 
+    package func bool(_ key: String) throws(Mismatch) -> Bool {
+        try required(key, "true or false") { value in
+            if case .bool(let flag) = value { return flag }
+            return nil
+        }
+    }
+
     package func double(_ key: String) throws(Mismatch) -> Double {
         try required(key, "a number", Self.number)
     }

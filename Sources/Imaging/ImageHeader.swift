@@ -1,3 +1,5 @@
+import GalleryCore
+
 /// What an image file says about itself before any pixel is decoded.
 package struct ImageHeader: Sendable, Hashable {
     /// Upright width: after applying the EXIF orientation.
@@ -8,6 +10,8 @@ package struct ImageHeader: Sendable, Hashable {
     package var orientation: Int
     /// The libvips loader that reads it, e.g. `jpegload_source`.
     package var loader: String
+    /// What the camera recorded, read before any metadata is stripped.
+    package var camera: CameraDetails? = nil
 
     package var pixelCount: Int { width * height }
 }

@@ -23,7 +23,7 @@ package struct ImageProcessor: Sendable {
         package var threadsPerImage: Int
 
         package init(
-            widths: [Int] = [480, 960, 1600],
+            widths: [Int] = [320, 640, 1280, 1920],
             formats: [ImageFormat] = [.webp],
             quality: Int = 80,
             maxPixels: Int = 100_000_000,
@@ -73,7 +73,8 @@ package struct ImageProcessor: Sendable {
             width: swapsSides ? image.height : image.width,
             height: swapsSides ? image.width : image.height,
             orientation: orientation,
-            loader: String(cString: loader)
+            loader: String(cString: loader),
+            camera: CameraDetailsReader.details(of: image)
         )
     }
 
@@ -133,8 +134,21 @@ package struct ImageProcessor: Sendable {
             width: header.width,
             height: header.height,
             renditions: renditions,
-            placeholder: try placeholder(from: smallest, name: name)
+            placeholder: try placeholder(from: smallest, name: name),
+            hasTransparency: try hasTransparency(largest, name: name),
+            camera: header.camera
         )
+    }
+
+    /// Whether some pixel is less than opaque: an alpha band alone is not enough (many PNGs carry
+    /// one that is 255 everywhere).
+    func hasTransparency(_ image: VipsImageRef, name: String) throws(ImagingError) -> Bool {
+        guard image.bands == 4 || image.bands == 2 else { return false }
+        var minimum = 0.0
+        try Vips.check(.decode, "cannot read the transparency of \(name)") {
+            gg_vips_last_band_min(image.pointer, &minimum)
+        }
+        return minimum < 255
     }
 
     /// The widths to make: the configured ones below the original's width, plus the original's

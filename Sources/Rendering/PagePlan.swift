@@ -25,12 +25,14 @@ struct PagePlan: Sendable {
     let gallery: Gallery
     let albums: [Album]
     let pages: [Page]
+    let pageSize: Int
     var hasAlbumsPage: Bool { albums.count > Self.inlineAlbumLimit }
     /// Text values go to the templates through ``Swift/String/escapableInTemplates``.
     private var siteTitle: String { gallery.title.escapableInTemplates }
 
     init(gallery: Gallery, pageSize: Int) {
         self.gallery = gallery
+        self.pageSize = pageSize
         // One album is no choice: album pages only when the feed has two or more.
         let albums = Self.albums(of: gallery.items)
         self.albums = albums.count > 1 ? albums : []
@@ -81,7 +83,7 @@ struct PagePlan: Sendable {
     /// Lower-case ASCII letters and digits joined by dashes; never empty. Other scripts and
     /// accented letters are spelled in ASCII first (`accentué` -> `accentue`, `Straße` ->
     /// `strasse`, `Ελλάδα` -> `ellada`), so that a page name stays readable.
-    static func slugify(_ text: String) -> String {
+    static func slugify(_ text: String, empty: String = "album") -> String {
         let ascii =
             text.unicodeScalars.allSatisfy(\.isASCII)
             ? text : text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? text
@@ -94,18 +96,19 @@ struct PagePlan: Sendable {
             }
         }
         while slug.hasSuffix("-") { slug.removeLast() }
-        return slug.isEmpty ? "album" : slug
+        return slug.isEmpty ? empty : slug
     }
 
     /// The albums page: every album with its first photo as a cover.
-    func albumsPageModel() -> AlbumsPageViewModel {
+    func albumsPageModel(grid: GridStyle) -> AlbumsPageViewModel {
         AlbumsPageViewModel(
             site: PageViewModel.Site(title: siteTitle),
             title: "Albums · \(siteTitle)",
             albums: albums.enumerated().compactMap { offset, album in
                 guard let first = album.items.first else { return nil }
                 return AlbumsPageViewModel.Cover(
-                    photo: PhotoViewModel(for: first, eager: offset < 4), albumTitle: album.title,
+                    photo: PhotoViewModel(for: first, slug: nil, eager: offset < 4, grid: grid),
+                    albumTitle: album.title,
                     albumHref: "album-\(album.slug).html", photoCount: album.items.count)
             }
         )
@@ -132,7 +135,7 @@ struct PagePlan: Sendable {
     }
 
     /// The page's values; `photos` are the view models of its tiles, in order.
-    func model(for page: Page, photos: [PhotoViewModel]) -> PageViewModel {
+    func model(for page: Page, photos: [PhotoViewModel], grid: GridStyle) -> PageViewModel {
         let pageCount = page.siblings.count
         let links = Self.pageWindow(current: page.number, count: pageCount).map { number in
             guard let number else { return PageViewModel.Navigation.Link() }
@@ -165,7 +168,79 @@ struct PagePlan: Sendable {
             // The intro opens the gallery's first page only.
             intro: page.album == nil && page.number == 1 && !gallery.introHTML.isEmpty ? gallery.introHTML : nil,
             albumTitle: page.album?.title,
-            canonical: canonical
+            canonical: canonical,
+            grid: grid
         )
+    }
+
+    /// The index page (`index.html`, `page-N.html`) that shows the photo at `offset` in the feed.
+    func gridPagePath(ofOffset offset: Int) -> String {
+        let number = offset / pageSize + 1
+        return number == 1 ? "index.html" : "page-\(number).html"
+    }
+
+    /// Each photo page's path and values, in gallery order; neighbours are the photos before and
+    /// after it that have pages.
+    func photoPageModels(slugs: [Int: String], showsCameraDetails: Bool) -> [(String, PhotoPageViewModel)] {
+        let shown = gallery.items.enumerated().filter { slugs[$0.element.photo.index] != nil }
+        let albumSlugs = Dictionary(albums.map { ($0.title, $0.slug) }, uniquingKeysWith: { first, _ in first })
+        let base = gallery.baseURL.flatMap { $0.isEmpty ? nil : ($0.hasSuffix("/") ? $0 : $0 + "/") }
+        func neighbour(_ position: Int) -> PhotoPageViewModel.Link? {
+            guard shown.indices.contains(position) else { return nil }
+            let item = shown[position].element
+            let slug = slugs[item.photo.index] ?? ""
+            let title = item.photo.title.escapableInTemplates
+            return PhotoPageViewModel.Link(
+                href: "\(slug).html", title: title.isEmpty ? "Photo \(item.photo.index + 1)" : title)
+        }
+        return shown.enumerated().compactMap { position, entry in
+            let (offset, item) = entry
+            guard let slug = slugs[item.photo.index], let image = item.image else { return nil }
+            let path = PhotoSlugs.pagePath(of: slug)
+            let photo = PhotoViewModel(for: item, slug: slug, eager: true, grid: .justified, prefix: "../")
+            let largest = image.renditions.filter { $0.format == PhotoViewModel.fallbackFormat(of: image) }
+                .max { $0.width < $1.width }
+            let width = largest?.width ?? image.width
+            let height = largest?.height ?? image.height
+            let albumTitle = item.photo.album.map { $0.allSatisfy(\.isNumber) ? "Album \($0)" : $0 }
+                .map(\.escapableInTemplates)
+            let album = albumTitle.flatMap { title in
+                albumSlugs[title].map { PhotoPageViewModel.Link(href: "../album-\($0).html", title: title) }
+            }
+            let card = base.flatMap { base in
+                PhotoPageViewModel.cardRendition(of: image).map { rendition in
+                    PhotoPageViewModel.Card(
+                        url: (base + path).escapableInTemplates, image: (base + rendition.path).escapableInTemplates,
+                        imageType: rendition.format.mimeType, imageWidth: rendition.width,
+                        imageHeight: rendition.height)
+                }
+            }
+            let camera = showsCameraDetails ? image.camera.map { $0.parts.joined(separator: " · ") } : nil
+            var sizedPhoto = photo
+            let sizes = PhotoPageViewModel.sizes(width: width, height: height)
+            sizedPhoto.image?.sizes = sizes
+            sizedPhoto.image?.sources =
+                photo.image?.sources.map { source in
+                    var source = source
+                    source.sizes = sizes
+                    return source
+                } ?? []
+            let model = PhotoPageViewModel(
+                site: PageViewModel.Site(title: siteTitle),
+                title: "\(photo.alt) · \(siteTitle)",
+                photo: sizedPhoto,
+                width: width, height: height, sizes: sizes,
+                number: position + 1, count: shown.count,
+                album: album,
+                previous: neighbour(position - 1),
+                next: neighbour(position + 1),
+                grid: PhotoPageViewModel.Link(
+                    href: "../\(gridPagePath(ofOffset: offset))#\(slug)", title: "All photos"),
+                camera: camera?.isEmpty == false ? camera : nil,
+                card: card,
+                canonical: card?.url
+            )
+            return (path, model)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import GalleryCore
 import Mustache
 
 /// The values of one page of photos, typed, as `page.mustache` reads them.
@@ -92,9 +93,11 @@ struct PageViewModel: Sendable, MustacheParent {
     var intro: String?
     var albumTitle: String?
     var canonical: String?
+    var grid: GridStyle
 
     func child(named name: String) -> Any? {
         switch name {
+        case "squareGrid": grid == .square
         case "site": site
         case "title": title
         case "isIndex": isIndex

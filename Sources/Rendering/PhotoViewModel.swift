@@ -1,3 +1,4 @@
+import Foundation
 import GalleryCore
 import Mustache
 
@@ -5,9 +6,6 @@ import Mustache
 /// sizes, width, height, alt, lazy or eager loading, placeholder style). Templates read them by
 /// name through `MustacheParent`, without reflection.
 struct PhotoViewModel: Sendable, MustacheParent {
-    /// The rendered width of a tile, as the theme's grid lays it out (2, 3 then 4 columns).
-    static let sizes = "(min-width: 1100px) 25vw, (min-width: 700px) 33vw, 50vw"
-
     /// One `<source>` of a `<picture>`: a format other than the fallback.
     struct Source: Sendable, MustacheParent {
         var type: String
@@ -26,26 +24,37 @@ struct PhotoViewModel: Sendable, MustacheParent {
 
     /// The image of a tile that has one.
     struct Image: Sendable, MustacheParent {
+        /// The largest rendition.
         var href: String
+        /// The photo's own page.
+        var page: String
+        /// The photo's slug: its page's name, and the tile's `id` (the photo page links back to it).
+        var slug: String
         var src: String
         var srcset: String
         var sizes: String
         var width: Int
         var height: Int
+        /// Width over height, for the justified rows (`--ar`).
+        var aspect: String
         var eager: Bool
+        /// Empty for a photo with transparency: a placeholder would show through it.
         var placeholderStyle: String
         var sources: [Source]
 
         func child(named name: String) -> Any? {
             switch name {
             case "href": href
+            case "page": page
+            case "slug": slug
             case "src": src
             case "srcset": srcset
             case "sizes": sizes
             case "width": width
             case "height": height
+            case "aspect": aspect
             case "eager": eager
-            case "placeholderStyle": placeholderStyle
+            case "placeholderStyle": placeholderStyle.isEmpty ? nil : placeholderStyle
             case "sources": sources
             case "hasSources": !sources.isEmpty
             default: nil
@@ -62,7 +71,10 @@ struct PhotoViewModel: Sendable, MustacheParent {
     /// The tile's own markup, once rendered with `photo.mustache`.
     var html = ""
 
-    init(for item: GalleryItem, eager: Bool) {
+    /// - Parameters:
+    ///   - slug: the photo page's name (``PhotoSlugs``); nil for a photo without an image.
+    ///   - prefix: the way from the page that shows the tile to the output folder (`""` or `../`).
+    init(for item: GalleryItem, slug: String?, eager: Bool, grid: GridStyle, prefix: String = "") {
         title = item.photo.title.escapableInTemplates
         alt = title.isEmpty ? "Photo \(item.photo.index + 1)" : title
         link = item.photo.link?.absoluteString.escapableInTemplates
@@ -74,18 +86,23 @@ struct PhotoViewModel: Sendable, MustacheParent {
         let fallbackRenditions = (byFormat[fallback] ?? []).sorted { $0.width < $1.width }
         let smallest = fallbackRenditions[0]
         let largest = fallbackRenditions[fallbackRenditions.count - 1]
+        let sizes = TileLayout.sizes(aspect: Double(largest.width) / Double(max(1, largest.height)), grid: grid)
+        let slug = slug ?? ""
         self.image = Image(
-            href: largest.path,
-            src: smallest.path,
-            srcset: Self.srcset(fallbackRenditions),
-            sizes: Self.sizes,
+            href: prefix + largest.path,
+            page: prefix + PhotoSlugs.pagePath(of: slug),
+            slug: slug,
+            src: prefix + smallest.path,
+            srcset: Self.srcset(fallbackRenditions, prefix: prefix),
+            sizes: sizes,
             width: smallest.width,
             height: smallest.height,
+            aspect: TileLayout.aspectText(width: largest.width, height: largest.height),
             eager: eager,
-            placeholderStyle: "background-color:\(image.placeholder.color);"
-                + "background-image:url(\(image.placeholder.dataURI))",
+            placeholderStyle: Self.placeholderStyle(of: image),
             sources: byFormat.keys.sorted().filter { $0 != fallback }.map { format in
-                Source(type: format.mimeType, srcset: Self.srcset(byFormat[format] ?? []), sizes: Self.sizes)
+                Source(
+                    type: format.mimeType, srcset: Self.srcset(byFormat[format] ?? [], prefix: prefix), sizes: sizes)
             }
         )
     }
@@ -102,13 +119,59 @@ struct PhotoViewModel: Sendable, MustacheParent {
         }
     }
 
+    /// The dominant colour and the blurred preview behind the photo while it loads; nothing for
+    /// a photo with transparency, whose see-through parts must show the page, not the preview.
+    static func placeholderStyle(of image: ProcessedImage) -> String {
+        guard !image.hasTransparency else { return "" }
+        return "background-color:\(image.placeholder.color);background-image:url(\(image.placeholder.dataURI))"
+    }
+
     /// The format every browser shows: JPEG when made, else WebP, else what there is.
     static func fallbackFormat(of image: ProcessedImage) -> ImageFormat? {
         let formats = Set(image.renditions.map(\.format))
         return [.jpeg, .webp, .avif].first { formats.contains($0) }
     }
 
-    static func srcset(_ renditions: [Rendition]) -> String {
-        renditions.sorted { $0.width < $1.width }.map { "\($0.path) \($0.width)w" }.joined(separator: ", ")
+    static func srcset(_ renditions: [Rendition], prefix: String = "") -> String {
+        renditions.sorted { $0.width < $1.width }.map { "\(prefix)\($0.path) \($0.width)w" }.joined(separator: ", ")
+    }
+}
+
+/// How the default theme's grids lay tiles out, so that each tile's `sizes` names the width it is
+/// drawn at: the browser then fetches the smallest rendition that is sharp.
+///
+/// Justified rows are laid out by the browser from numbers the build writes: each tile is a flex
+/// item growing in proportion to its aspect ratio from a basis of `aspect x row height`, so every
+/// tile of a row gets the same height and the row fills the width (the last row keeps its basis).
+/// The row height is the CSS `--row` of style.css, per viewport width (``rowHeights``).
+enum TileLayout {
+    /// (smallest viewport width in CSS pixels, row height): style.css's `--row` steps.
+    static let rowHeights: [(minWidth: Int, height: Int)] = [(1600, 300), (700, 220), (0, 110)]
+    /// Rows stretch past their basis to fill the width; a tile is drawn up to about this much
+    /// wider than `aspect x row` (a row grows until one more tile would fit, so less than one
+    /// tile's share).
+    static let stretch = 1.3
+    /// A square tile's width: the square grid's columns (style.css).
+    static let squareSizes = "(min-width: 1600px) 20vw, (min-width: 1100px) 25vw, (min-width: 700px) 33vw, 50vw"
+
+    static func sizes(aspect: Double, grid: GridStyle) -> String {
+        guard grid == .justified else { return squareSizes }
+        return rowHeights.map { step in
+            // A tile is never drawn wider than the viewport (a panorama gets a row of its own):
+            // past the step's smallest viewport (a 390-pixel phone for the last), say so.
+            let width = Int((aspect * Double(step.height) * stretch).rounded(.up))
+            let length = width >= max(step.minWidth, 390) ? "100vw" : "\(width)px"
+            return step.minWidth > 0 ? "(min-width: \(step.minWidth)px) \(length)" : length
+        }.joined(separator: ", ")
+    }
+
+    /// `1.5`, `0.6667`: four decimals at most, so that the page does not change with rounding
+    /// noise and the browser's rows keep the ratio within a thousandth of a pixel per pixel.
+    static func aspectText(width: Int, height: Int) -> String {
+        let value = (Double(width) / Double(max(1, height)) * 10_000).rounded() / 10_000
+        var text = String(format: "%.4f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 }

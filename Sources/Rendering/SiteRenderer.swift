@@ -17,13 +17,25 @@ package struct SiteRenderer: Sendable {
         package var pageSize: Int
         /// Photos in the widest row of the theme's grid: they load eagerly.
         package var eagerCount: Int
+        package var grid: GridStyle
+        /// Photo pages show what the camera recorded (`exif: true`).
+        package var showsCameraDetails: Bool
 
-        package init(themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4) {
+        package init(
+            themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4, grid: GridStyle = .justified,
+            showsCameraDetails: Bool = false
+        ) {
             self.themeDirectory = themeDirectory
             self.pageSize = pageSize
             self.eagerCount = eagerCount
+            self.grid = grid
+            self.showsCameraDetails = showsCameraDetails
         }
     }
+
+    /// Templates a theme may leave out: the built-in theme's are used instead, so that a theme
+    /// written before they existed still builds (with photo pages and feeds in the built-in look).
+    static let optionalTemplates = ["photo-page", "atom", "jsonfeed"]
 
     private let configuration: Configuration
     private let templates: Templates
@@ -39,7 +51,15 @@ package struct SiteRenderer: Sendable {
             throw RenderingError(.missingTemplate, "\(theme.path): no page.mustache in the theme folder")
         }
         do {
-            self.templates = Templates(library: try await MustacheLibrary(directory: theme.path))
+            var library = try await MustacheLibrary(directory: theme.path)
+            let missing = Self.optionalTemplates.filter { library.getTemplate(named: $0) == nil }
+            if !missing.isEmpty, let builtIn = Self.builtInTheme, builtIn.standardized != theme.standardized {
+                let defaults = try await MustacheLibrary(directory: builtIn.path)
+                for name in missing {
+                    if let template = defaults.getTemplate(named: name) { library.register(template, named: name) }
+                }
+            }
+            self.templates = Templates(library: library)
         } catch let error as MustacheLibrary.ParserError {
             throw RenderingError(
                 .templateSyntax, "template error: \(error.error)",
@@ -80,6 +100,8 @@ package struct SiteRenderer: Sendable {
         }
         let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
         let eagerCount = configuration.eagerCount
+        let grid = configuration.grid
+        let slugs = PhotoSlugs.slugs(of: gallery.items)
         // A photo's tile is the same on every page that shows it (the index and its album):
         // render it once per loading mode and reuse it, with its view model.
         var tileOrder: [Tile] = []
@@ -95,17 +117,18 @@ package struct SiteRenderer: Sendable {
         }
         let templates = templates
         let tiles = await tileOrder.concurrentMap { tile in
-            var model = PhotoViewModel(for: tile.item, eager: tile.eager)
+            var model = PhotoViewModel(
+                for: tile.item, slug: slugs[tile.item.photo.index], eager: tile.eager, grid: grid)
             let html = templates.render(model, "photo") ?? ""
             model.html = html.hasSuffix("\n") ? String(html.dropLast()) : html
             return model
         }
         var files = await Array(zip(plan.pages, pageTiles)).concurrentMap { page, numbers in
-            let model = plan.model(for: page, photos: numbers.map { tiles[$0] })
+            let model = plan.model(for: page, photos: numbers.map { tiles[$0] }, grid: grid)
             return RenderedFile(path: page.path, contents: Array((templates.render(model, "page") ?? "").utf8))
         }
         if plan.hasAlbumsPage {
-            guard let html = templates.render(plan.albumsPageModel(), "albums") else {
+            guard let html = templates.render(plan.albumsPageModel(grid: grid), "albums") else {
                 throw RenderingError(
                     .missingTemplate,
                     "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
@@ -113,7 +136,48 @@ package struct SiteRenderer: Sendable {
             }
             files.append(RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8)))
         }
+        files += try await photoPages(plan: plan, slugs: slugs)
+        files += try feeds(gallery: gallery, plan: plan, slugs: slugs)
         files += try assets()
+        return files
+    }
+
+    /// `photos/<slug>.html` for every photo with an image, in gallery order.
+    private func photoPages(plan: PagePlan, slugs: [Int: String]) async throws(RenderingError) -> [RenderedFile] {
+        guard templates.library.getTemplate(named: "photo-page") != nil else {
+            throw RenderingError(.missingTemplate, "\(theme.path): no photo-page.mustache, and no built-in one to use")
+        }
+        let models = plan.photoPageModels(slugs: slugs, showsCameraDetails: configuration.showsCameraDetails)
+        let templates = templates
+        return await models.concurrentMap { path, model in
+            return RenderedFile(path: path, contents: Array((templates.render(model, "photo-page") ?? "").utf8))
+        }
+    }
+
+    /// The Atom feed and the JSON Feed; with `base_url`, the sitemap.
+    private func feeds(gallery: Gallery, plan: PagePlan, slugs: [Int: String]) throws(RenderingError)
+        -> [RenderedFile]
+    {
+        let model = FeedViewModel(gallery: gallery, slugs: slugs)
+        var files: [RenderedFile] = []
+        for (template, path) in [("atom", FeedViewModel.atomPath), ("jsonfeed", FeedViewModel.jsonFeedPath)] {
+            guard let text = templates.render(model, template) else {
+                throw RenderingError(
+                    .missingTemplate, "\(theme.path): no \(template).mustache, and no built-in one to use")
+            }
+            files.append(RenderedFile(path: path, contents: Array(text.utf8)))
+        }
+        if let base = gallery.baseURL, !base.isEmpty {
+            let photoPages = gallery.items.compactMap { item -> (page: String, image: String)? in
+                guard let slug = slugs[item.photo.index], let image = item.image,
+                    let rendition = PhotoPageViewModel.cardRendition(of: image)
+                else { return nil }
+                return (PhotoSlugs.pagePath(of: slug), rendition.path)
+            }
+            let gridPages = plan.pages.map(\.path) + (plan.hasAlbumsPage ? [PagePlan.albumsPagePath] : [])
+            let xml = Sitemap.xml(baseURL: base, gridPages: gridPages, photoPages: photoPages)
+            files.append(RenderedFile(path: Sitemap.path, contents: Array(xml.utf8)))
+        }
         return files
     }
 

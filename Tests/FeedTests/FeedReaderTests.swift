@@ -45,11 +45,19 @@ import Testing
         #expect(document.photos[1].album == "Quiet Places")
     }
 
+    @Test func datesInTheShapesFeedsWriteThem() {
+        #expect(FeedDate.parse("2026-11-20T07:30:00Z") == Date(timeIntervalSince1970: 1_795_159_800))
+        #expect(FeedDate.parse("2026-11-20T07:30:00.250Z") == Date(timeIntervalSince1970: 1_795_159_800.25))
+        #expect(FeedDate.parse(" 2026-11-20 ") == Date(timeIntervalSince1970: 1_795_132_800))
+        #expect(FeedDate.parse("last Tuesday") == nil)
+    }
+
     @Test func readsJSONFeedImagesAndImageAttachments() throws {
         let document = try read(
             """
             {"version": "https://jsonfeed.org/version/1.1", "title": "Field notes", "items": [
-              {"id": "a", "title": "Harbour", "image": "media/harbour.jpg", "url": "https://notes.example.org/a"},
+              {"id": "a", "title": "Harbour", "image": "media/harbour.jpg", "url": "https://notes.example.org/a",
+               "date_published": "2026-11-20T08:30:00+01:00"},
               {"id": "b", "summary": "The ridge", "attachments": [
                 {"url": "https://notes.example.org/doc.pdf", "mime_type": "application/pdf"},
                 {"url": "https://notes.example.org/media/ridge.webp", "mime_type": "image/webp"}]},
@@ -61,6 +69,9 @@ import Testing
         #expect(document.photos[0].source.absoluteString == "https://api.example.com/v1/media/harbour.jpg")
         #expect(document.photos[0].link?.absoluteString == "https://notes.example.org/a")
         #expect(document.photos[1].title == "The ridge")
+        #expect(document.photos[0].date == Date(timeIntervalSince1970: 1_795_159_800))
+        #expect(document.photos[1].date == nil)
+        #expect(document.photos.allSatisfy { $0.hasFeedID })
         #expect(
             document.skipped == [FeedIssue(index: 2, message: "no image URL (image or an image attachment); skipped")])
     }

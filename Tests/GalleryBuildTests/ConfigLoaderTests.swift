@@ -34,6 +34,8 @@ import Testing
             base_url: https://photos.example.org/
             max_failures: 3
             allow_html: true
+            exif: true
+            grid: square
             """
         )
         #expect(config.title == "Trips")
@@ -50,15 +52,18 @@ import Testing
         #expect(config.maxPixels == 50_000_000 && config.pageSize == 24)
         #expect(config.templates == "theme" && config.baseURL == "https://photos.example.org/")
         #expect(config.maxFailures == 3 && config.allowRawHTML)
+        #expect(config.showsCameraDetails && config.grid == .square)
     }
 
     @Test func fillsTheDefaults() throws {
         let config = try load("title: T\nfeed: feed.json\n")
         #expect(config.feed.url == "feed.json" && config.feed.format == .auto)
-        #expect(config.images == ImageSettings(widths: [480, 960, 1600], formats: [.webp], quality: 80, effort: 2))
+        #expect(
+            config.images == ImageSettings(widths: [320, 640, 1280, 1920], formats: [.webp], quality: 80, effort: 2))
         #expect(config.output == "public" && config.cache == ".gallerygen-cache")
         #expect(config.concurrency == 16 && config.perHost == 6)
         #expect(config.cacheLimit == nil && config.maxFailures == nil && !config.allowRawHTML)
+        #expect(!config.showsCameraDetails && config.grid == .justified)
     }
 
     @Test func aTypoNamesItsLineAndColumnAndSuggestsTheKey() {
@@ -76,6 +81,8 @@ import Testing
         ("title: T\nfeed: f.json\ncache_limit: lots\n", "gallery.yml:3:14: `cache_limit` must be a size"),
         ("title: T\nfeed: f.json\nper_host: 0\n", "gallery.yml:3:11: `per_host` is 0; it must be at least 1"),
         ("title: T\n", "gallery.yml:1:1: missing `feed:`"),
+        ("title: T\nfeed: f.json\ngrid: masonry\n", "gallery.yml:3:7: unknown grid \"masonry\"; use justified"),
+        ("title: T\nfeed: f.json\nexif: sometimes\n", "gallery.yml:3:7: `exif` must be true or false"),
         ("feed: f.json\n", "gallery.yml:1:1: missing `title:`"),
         ("title: T\nfeed: [a\n", "gallery.yml:3:1: invalid YAML"),
         (

@@ -160,7 +160,8 @@ import Testing
         let result = try await build(site)
 
         #expect(upstream.photoRequests.filter { !$0.isConditional }.map(\.path) == ["/photos/9.jpg"])
-        #expect(result.report.counts.filesRemoved == 2 && result.report.counts.downloaded == 1)
+        // Its two thumbnails and its page.
+        #expect(result.report.counts.filesRemoved == 3 && result.report.counts.downloaded == 1)
         #expect(site.folder.allFiles(under: "public/images").count == 8)
         try await upstream.server.shutdown()
     }

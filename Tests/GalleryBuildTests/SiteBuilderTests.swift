@@ -87,7 +87,9 @@ import Testing
 
         let after = Set(site.folder.allFiles(under: "public/images"))
         #expect(after.count == 2 && after.isSubset(of: before))
-        #expect(result.report.counts.filesRemoved == 4)
+        // Four thumbnails and three photo pages: the photo left has a new title, so a new page.
+        #expect(result.report.counts.filesRemoved == 7)
+        #expect(site.folder.allFiles(under: "public/photos").count == 1)
         #expect(
             FileManager.default.fileExists(atPath: site.folder.file("public/CNAME").path),
             "a file the build never wrote stays")

@@ -131,6 +131,64 @@ import Testing
         #expect(placeholder.dataURI.count < 1200, "small enough to inline")
     }
 
+    @Test func transparencyIsMeasuredNotGuessedFromTheBands() throws {
+        let grey = TestImage(width: 64, height: 64, fill: TestImage.Color(200, 200, 200))
+        let clear = folder.file("clear.png")
+        try grey.savePNG(to: clear) { x, _ in x < 32 ? 0 : 255 }
+        let opaqueAlpha = folder.file("opaque-alpha.png")
+        try grey.savePNG(to: opaqueAlpha) { _, _ in 255 }
+        let plain = folder.file("plain.png")
+        try grey.savePNG(to: plain)
+
+        let make = { (file: URL) throws -> ProcessedImage in
+            try self.processor(widths: [32]).process(
+                file, stems: [.webp: file.deletingPathExtension().lastPathComponent], into: self.folder.url)
+        }
+        let transparent = try make(clear)
+        #expect(transparent.hasTransparency)
+        #expect(try !make(opaqueAlpha).hasTransparency, "an alpha band of 255 everywhere hides nothing")
+        #expect(try !make(plain).hasTransparency)
+        // The placeholder's colour is of the colour bands: grey, not grey mixed with alpha.
+        #expect(transparent.placeholder.color == "#c8c8c8")
+    }
+
+    @Test func cameraDetailsAreReadBeforeTheMetadataGoes() throws {
+        let source = folder.file("camera.jpg")
+        try TestImage(width: 120, height: 80, fill: TestImage.Color(90, 120, 60)).saveJPEG(
+            to: source,
+            exif: [
+                "exif-ifd0-Make": "Canon", "exif-ifd0-Model": "Canon EOS R5", "exif-ifd2-FNumber": "28/10",
+                "exif-ifd2-ExposureTime": "1/250", "exif-ifd2-FocalLength": "35/1",
+                "exif-ifd2-DateTimeOriginal": "2024:05:01 14:32:10", "exif-ifd3-GPSLatitudeRef": "N",
+            ])
+        let result = try processor(widths: [60], formats: [.webp, .jpeg]).process(
+            source, stems: [.webp: "c", .jpeg: "c"], into: folder.url)
+
+        let camera = try #require(result.camera)
+        #expect(camera.camera == "Canon EOS R5")
+        #expect(camera.aperture == "ƒ/2.8")
+        #expect(camera.exposure == "1/250 s")
+        #expect(camera.focalLength == "35 mm")
+        #expect(camera.taken == "2024-05-01 14:32")
+        for rendition in result.renditions {
+            #expect(!TestImage.hasMetadata(folder.file(rendition.path)), "\(rendition.path) has no metadata")
+        }
+    }
+
+    @Test func exifFieldsAsLibvipsWritesThem() {
+        let ascii = ExifField("Canon EOS R5 (Canon EOS R5, ASCII, 13 components, 13 bytes)")
+        #expect(ascii?.raw == "Canon EOS R5" && ascii?.readable == "Canon EOS R5")
+        let rational = ExifField("28/10 (f/2.8, Rational, 1 components, 8 bytes)")
+        #expect(rational?.rational == 2.8 && rational?.readable == "f/2.8")
+        #expect(ExifField("1/250 (1/250 sec., Rational, 1 components, 8 bytes)")?.exposure == "1/250 s")
+        #expect(ExifField("30/1 (30 sec., Rational, 1 components, 8 bytes)")?.exposure == "30 s")
+        #expect(ExifField("0/0 (0/0, Rational, 1 components, 8 bytes)")?.rational == nil)
+        #expect(ExifField("no tail at all") == nil)
+        #expect(CameraDetailsReader.camera(make: "NIKON CORPORATION", model: "NIKON Z 6") == "NIKON Z 6")
+        #expect(CameraDetailsReader.camera(make: "FUJIFILM", model: "X-T4") == "FUJIFILM X-T4")
+        #expect(CameraDetailsReader.takenDate("0000:00:00 00:00:00") == nil)
+    }
+
     @Test func transparencyIsFlattenedForJPEG() throws {
         let source = folder.file("grey.png")
         try TestImage(width: 64, height: 64, fill: TestImage.Color(128, 128, 128)).savePNG(to: source)

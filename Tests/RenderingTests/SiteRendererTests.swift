@@ -82,11 +82,16 @@ import Testing
 
         #expect(
             files.map(\.path) == [
-                "index.html", "page-2.html", "album-coast.html", "album-hills.html", "assets/style.css",
+                "index.html", "page-2.html", "album-coast.html", "album-hills.html", "photos/harbour-1.html",
+                "photos/ridge-2.html", "feed.xml", "feed.json", "sitemap.xml", "assets/style.css",
+                "assets/viewer.js",
             ])
-        try assertGolden(try page(files, "index.html"), named: "index.html")
-        try assertGolden(try page(files, "page-2.html"), named: "page-2.html")
-        try assertGolden(try page(files, "album-coast.html"), named: "album-coast.html")
+        for name in [
+            "index.html", "page-2.html", "album-coast.html", "photos/ridge-2.html", "feed.xml", "feed.json",
+            "sitemap.xml",
+        ] {
+            try assertGolden(try page(files, name), named: name.replacingOccurrences(of: "/", with: "-"))
+        }
     }
 
     @Test func markupFollowsTheLoadingContract() async throws {
@@ -98,7 +103,8 @@ import Testing
         for (offset, tag) in images.enumerated() {
             #expect(tag.contains(#"srcset="images/h\#(offset)-480.webp 480w, images/h\#(offset)-960.webp 960w""#))
             #expect(tag.contains(#"src="images/h\#(offset)-480.webp""#))
-            #expect(tag.contains(#"sizes="(min-width: 1100px) 25vw, (min-width: 700px) 33vw, 50vw""#))
+            // 4:3 tiles in rows of 300, 220 and 110 pixels, drawn up to 1.3 times their basis.
+            #expect(tag.contains(#"sizes="(min-width: 1600px) 520px, (min-width: 700px) 382px, 191px""#))
             #expect(tag.contains(#"width="480" height="360""#))
             #expect(tag.contains(#"alt="Photo \#(offset + 1)""#))
             #expect(tag.contains(#"decoding="async""#))
@@ -111,7 +117,11 @@ import Testing
                 #expect(tag.contains(#"loading="lazy""#) && !tag.contains("fetchpriority"), "the rest is lazy")
             }
         }
-        #expect(html.contains(#"<a href="images/h0-960.webp">"#), "links to the largest")
+        #expect(
+            html.contains(
+                #"<li class="photo" id="photo-1-1" style="--ar:1.3333"><figure><a href="photos/photo-1-1.html" data-full="images/h0-960.webp">"#
+            ),
+            "links to the photo page, names the largest")
     }
 
     @Test func feedTextIsEscaped() async throws {
@@ -122,7 +132,7 @@ import Testing
         let files = try await renderer().render(gallery)
         for file in files where file.path.hasSuffix(".html") {
             let html = String(decoding: file.contents, as: UTF8.self)
-            #expect(!html.contains("<script"), "\(file.path)")
+            #expect(!html.contains("<script>"), "\(file.path)")
             #expect(!html.contains("<b>T</b>") && !html.contains("<i>a</i>"))
             #expect(!html.contains("\" onload=\""))
         }
@@ -146,9 +156,10 @@ import Testing
                 bytes.contains(Array($0.utf8))
             }
             #expect(raw.isEmpty, "\(file.path): raw \(raw.map { $0.unicodeScalars.map(\.value) })")
-            #expect(bytes.contains(Array("&quot;".utf8)) && bytes.contains(Array("&#39;".utf8)))
+            #expect(bytes.contains(Array("&quot;".utf8)), "\(file.path): the site title's quote, escaped")
             try HTMLCheck.assertWellFormed(String(decoding: bytes, as: UTF8.self))
         }
+        #expect(try page(files, "index.html").contains("&#39;"))
     }
 
     @Test func specialCharactersStandAloneAfterPreparation() {
@@ -167,7 +178,9 @@ import Testing
         let files = try await renderer(pageSize: 2).render(
             Gallery(title: "G", introHTML: "<p>i</p>", baseURL: nil, items: items))
         #expect(
-            files.filter { $0.path.hasSuffix(".html") }.map(\.path) == ["index.html", "page-2.html", "page-3.html"])
+            files.filter { $0.path.hasSuffix(".html") && !$0.path.hasPrefix("photos/") }.map(\.path) == [
+                "index.html", "page-2.html", "page-3.html",
+            ])
         let second = try page(files, "page-2.html")
         #expect(second.contains(#"rel="prev" href="index.html""#) && second.contains(#"rel="next" href="page-3.html""#))
         #expect(!second.contains("<p>i</p>"), "the intro is on the first page only")

@@ -100,11 +100,15 @@ public struct TestImage: Sendable {
         return result
     }
 
-    /// Saves as JPEG, with an EXIF orientation tag when `orientation` is not nil.
-    public func saveJPEG(to file: URL, orientation: Int? = nil, quality: Int = 92) throws {
+    /// Saves as JPEG, with an EXIF orientation tag when `orientation` is not nil, and the EXIF
+    /// fields of `exif` (libvips names: `exif-ifd0-Make` -> `Canon`, `exif-ifd2-FNumber` -> `28/10`).
+    public func saveJPEG(to file: URL, orientation: Int? = nil, quality: Int = 92, exif: [String: String] = [:])
+        throws
+    {
         let image = try vipsImage(for: file)
         defer { gg_g_object_unref(image) }
         if let orientation { vips_image_set_int(image, VIPS_META_ORIENTATION, Int32(orientation)) }
+        for (name, value) in exif.sorted(by: { $0.key < $1.key }) { vips_image_set_string(image, name, value) }
         guard gg_vips_jpegsave_keeping_metadata(image, file.path, Int32(quality)) == 0 else {
             throw TestImageError(message: "jpegsave: \(TestImage.takeError())")
         }
@@ -112,6 +116,28 @@ public struct TestImage: Sendable {
 
     public func savePNG(to file: URL) throws {
         let image = try vipsImage(for: file)
+        defer { gg_g_object_unref(image) }
+        guard gg_vips_pngsave(image, file.path) == 0 else {
+            throw TestImageError(message: "pngsave: \(TestImage.takeError())")
+        }
+    }
+
+    /// Saves as PNG with an alpha band: `alpha(x, y)` for each pixel.
+    public func savePNG(to file: URL, alpha: (Int, Int) -> UInt8) throws {
+        TestImage.startVips()
+        var rgba: [UInt8] = []
+        rgba.reserveCapacity(width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let offset = (y * width + x) * 3
+                rgba += [pixels[offset], pixels[offset + 1], pixels[offset + 2], alpha(x, y)]
+            }
+        }
+        let image = rgba.withUnsafeBytes { buffer in
+            vips_image_new_from_memory_copy(
+                buffer.baseAddress, buffer.count, Int32(width), Int32(height), 4, VIPS_FORMAT_UCHAR)
+        }
+        guard let image else { throw TestImageError(message: "cannot make a test image") }
         defer { gg_g_object_unref(image) }
         guard gg_vips_pngsave(image, file.path) == 0 else {
             throw TestImageError(message: "pngsave: \(TestImage.takeError())")

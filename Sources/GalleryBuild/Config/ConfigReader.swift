@@ -7,9 +7,10 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
+        "exif", "grid",
     ]
     static let feedKeys = ["url", "format", "fields"]
-    static let fieldKeys = ["items", "image", "title", "album", "id", "link"]
+    static let fieldKeys = ["items", "image", "title", "album", "id", "link", "date"]
     static let imageKeys = ["widths", "formats", "quality", "effort"]
 
     let name: String
@@ -63,6 +64,15 @@ struct ConfigReader {
         config.allowRawHTML =
             try top["allow_html"].map { node throws(ConfigError) in try bool(node, key: "allow_html") }
             ?? false
+        config.showsCameraDetails =
+            try top["exif"].map { node throws(ConfigError) in try bool(node, key: "exif") } ?? false
+        if let node = top["grid"] {
+            let text = try string(node, key: "grid")
+            guard let grid = GridStyle(rawValue: text) else {
+                throw error(at: node, "unknown grid \"\(text)\"; use justified (whole photos in rows) or square")
+            }
+            config.grid = grid
+        }
         if config.title.trimmingWhitespace().isEmpty { throw error(at: titleNode, "`title` is empty") }
         return config
     }
@@ -100,7 +110,8 @@ struct ConfigReader {
                 title: try optional("title"),
                 album: try optional("album"),
                 id: try optional("id"),
-                link: try optional("link")
+                link: try optional("link"),
+                date: try optional("date")
             )
         }
         return settings

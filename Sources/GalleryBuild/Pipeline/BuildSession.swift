@@ -82,7 +82,8 @@ struct BuildSession: Sendable {
         do {
             self.renderer = try await SiteRenderer(
                 configuration: SiteRenderer.Configuration(
-                    themeDirectory: layout.themeDirectory, pageSize: config.pageSize)
+                    themeDirectory: layout.themeDirectory, pageSize: config.pageSize, grid: config.grid,
+                    showsCameraDetails: config.showsCameraDetails)
             )
         } catch {
             throw BuildError(.theme, underlying: error)

@@ -1,0 +1,198 @@
+import Foundation
+import GalleryCore
+import Mustache
+
+/// The values of the gallery's Atom feed (`atom.mustache` -> `feed.xml`) and JSON Feed
+/// (`jsonfeed.mustache` -> `feed.json`): the newest photos first, each with its image.
+///
+/// Text is escaped by the template as Mustache escapes (`{{title}}`: right for XML too); a JSON
+/// template reads the same values as JSON literals, quotes included, under `json`
+/// (`{{{json.title}}}`).
+struct FeedViewModel: Sendable, MustacheParent {
+    /// Entries in a feed: enough for a reader to catch up, not a copy of a 10,000-photo gallery.
+    static let entryLimit = 50
+    static let atomPath = "feed.xml"
+    static let jsonFeedPath = "feed.json"
+
+    struct Entry: Sendable, MustacheParent {
+        var id: String
+        var title: String
+        var url: String
+        var updated: String
+        var image: String
+        var imageType: String
+        var imageWidth: Int
+        var imageHeight: Int
+        var alt: String
+        var isLast = false
+
+        /// The entry's body: its image, as HTML (the templates escape it once more for XML).
+        var contentHTML: String {
+            "<p><img src=\"\(Sitemap.escaped(image))\" width=\"\(imageWidth)\" height=\"\(imageHeight)\" "
+                + "alt=\"\(Sitemap.escaped(alt))\"></p>"
+        }
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "id": id
+            case "title": title
+            case "url": url
+            case "updated": updated
+            case "image": image
+            case "imageType": imageType
+            case "imageWidth": imageWidth
+            case "imageHeight": imageHeight
+            case "alt": alt
+            case "isLast": isLast
+            case "contentHTML": contentHTML
+            case "json":
+                JSONLiterals(values: [
+                    "id": id, "title": title, "url": url, "updated": updated, "image": image,
+                    "contentHTML": contentHTML,
+                ])
+            default: nil
+            }
+        }
+    }
+
+    /// The same values as JSON string literals, quotes included.
+    struct JSONLiterals: Sendable, MustacheParent {
+        var values: [String: String]
+
+        func child(named name: String) -> Any? { values[name].map(Self.literal) }
+
+        static func literal(_ text: String) -> String {
+            var result = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\r": result += "\\r"
+                case "\t": result += "\\t"
+                // `<` too, so that a feed is safe to inline in a `<script>`.
+                case "<": result += "\\u003c"
+                case _ where scalar.value < 0x20 || scalar == "\u{2028}" || scalar == "\u{2029}":
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result + "\""
+        }
+    }
+
+    var title: String
+    /// The feed's own id: the site's address, or a URN made of its title without `base_url`.
+    var id: String
+    /// `base_url` is set: every address is absolute.
+    var isAbsolute: Bool
+    /// The site's address, absolute with `base_url`, else `index.html` (resolved against the feed).
+    var home: String
+    var atomURL: String
+    var jsonFeedURL: String
+    var updated: String
+    var entries: [Entry]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "title": title
+        case "id": id
+        case "isAbsolute": isAbsolute
+        case "home": home
+        case "atomURL": atomURL
+        case "jsonFeedURL": jsonFeedURL
+        case "updated": updated
+        case "entries": entries
+        case "json": JSONLiterals(values: ["title": title, "home": home, "jsonFeedURL": jsonFeedURL, "id": id])
+        default: nil
+        }
+    }
+
+    /// The newest photos first: by the feed's dates, then (for photos without one) later in the
+    /// feed first. Without a date at all, an entry is dated 1970-01-01: a build must not write
+    /// its own clock into the site (the same inputs give the same bytes).
+    init(gallery: Gallery, slugs: [Int: String]) {
+        let base = gallery.baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        func address(_ path: String) -> String { (base ?? "") + path }
+        let shown = gallery.items.filter { $0.image != nil && slugs[$0.photo.index] != nil }
+        let newest = shown.sorted { left, right in
+            let (a, b) = (left.photo.date ?? .distantPast, right.photo.date ?? .distantPast)
+            return a != b ? a > b : left.photo.index > right.photo.index
+        }.prefix(Self.entryLimit)
+        let stamp = Date(timeIntervalSince1970: 0)
+        var entries = newest.compactMap { item -> Entry? in
+            guard let image = item.image, let slug = slugs[item.photo.index],
+                let rendition = PhotoPageViewModel.cardRendition(of: image)
+            else { return nil }
+            let page = address(PhotoSlugs.pagePath(of: slug))
+            let title = item.photo.title.escapableInTemplates
+            return Entry(
+                id: base == nil ? "urn:gallerygen:photo:\(slug)" : page,
+                title: title.isEmpty ? "Photo \(item.photo.index + 1)" : title,
+                url: page, updated: Self.timestamp(item.photo.date ?? stamp),
+                image: address(rendition.path), imageType: rendition.format.mimeType,
+                imageWidth: rendition.width, imageHeight: rendition.height,
+                alt: title.isEmpty ? "Photo \(item.photo.index + 1)" : title)
+        }
+        if !entries.isEmpty { entries[entries.count - 1].isLast = true }
+        self.title = gallery.title.escapableInTemplates
+        self.id =
+            base.map { $0 + "index.html" } ?? "urn:gallerygen:site:\(PagePlan.slugify(gallery.title, empty: "gallery"))"
+        self.isAbsolute = base != nil
+        self.home = address("index.html")
+        self.atomURL = address(Self.atomPath)
+        self.jsonFeedURL = address(Self.jsonFeedPath)
+        self.updated = Self.timestamp(newest.compactMap(\.photo.date).max() ?? stamp)
+        self.entries = entries
+    }
+
+    /// RFC 3339 in UTC, to the second.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}
+
+/// `sitemap.xml` with the image extension: every grid page and photo page, each photo page with
+/// its image. Written only with `base_url` (a sitemap's addresses are absolute).
+enum Sitemap {
+    static let path = "sitemap.xml"
+
+    static func xml(baseURL: String, gridPages: [String], photoPages: [(page: String, image: String)])
+        -> String
+    {
+        let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        var xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" \
+            xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+
+            """
+        for page in gridPages {
+            xml += "<url><loc>\(escaped(base + page))</loc></url>\n"
+        }
+        for entry in photoPages {
+            xml += "<url><loc>\(escaped(base + entry.page))</loc>"
+            xml += "<image:image><image:loc>\(escaped(base + entry.image))</image:loc></image:image></url>\n"
+        }
+        return xml + "</urlset>\n"
+    }
+
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,72 @@
+import GalleryCore
+
+/// The names of the photo pages (`photos/<slug>.html`): readable, and stable across rebuilds.
+///
+/// A slug is the photo's title, shortened, and a key: the feed's own id when it is short, else 8
+/// hex digits of a hash of it (or of the image URL when the feed names no id). The title alone
+/// would collide; the position alone would move every page when a photo is added. Two photos that
+/// still meet (a feed that repeats an id) are told apart by `-2`, `-3` in feed order.
+enum PhotoSlugs {
+    static let titleLength = 48
+    static let keyLength = 24
+
+    static func pagePath(of slug: String) -> String { "photos/\(slug).html" }
+
+    /// The slug of each item that has an image, by feed index.
+    static func slugs(of items: [GalleryItem]) -> [Int: String] {
+        var result: [Int: String] = [:]
+        var used: Set<String> = []
+        for item in items where item.image != nil {
+            let base = slug(of: item.photo)
+            var slug = base
+            var suffix = 2
+            while !used.insert(slug).inserted {
+                slug = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            result[item.photo.index] = slug
+        }
+        return result
+    }
+
+    static func slug(of photo: Photo) -> String {
+        let titlePart = shortened(PagePlan.slugify(photo.title, empty: ""))
+        let key: String
+        let idSlug = PagePlan.slugify(withoutImageExtension(photo.id), empty: "")
+        if photo.hasFeedID, !idSlug.isEmpty, idSlug.count <= keyLength {
+            key = idSlug
+        } else {
+            key = hexHash(photo.hasFeedID ? photo.id : photo.source.absoluteString)
+        }
+        if titlePart.isEmpty { return "photo-\(key)" }
+        // A folder feed's id is the file's name: `dune.jpg` under the title `dune`.
+        if key == titlePart || key.hasPrefix(titlePart + "-") { return key }
+        return "\(titlePart)-\(key)"
+    }
+
+    /// `trips/dune.jpg` -> `trips/dune`: a folder feed's ids are file names.
+    private static func withoutImageExtension(_ id: String) -> String {
+        guard let dot = id.lastIndex(of: "."), !id[dot...].contains("/") else { return id }
+        let known: Set<String> = [".jpg", ".jpeg", ".png", ".webp", ".avif", ".gif", ".tif", ".tiff", ".heic", ".heif"]
+        return known.contains(id[dot...].lowercased()) ? String(id[..<dot]) : id
+    }
+
+    /// At most ``titleLength`` characters, cut at a dash.
+    private static func shortened(_ slug: String) -> String {
+        guard slug.count > titleLength else { return slug }
+        let prefix = slug.prefix(titleLength)
+        guard let dash = prefix.lastIndex(of: "-") else { return String(prefix) }
+        return String(prefix[..<dash])
+    }
+
+    /// 8 hex digits of FNV-1a (64 bits): the same on every machine and every run.
+    static func hexHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash >> 32, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+}
