@@ -16,7 +16,7 @@ BROWSER_VENV := .build/browser-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG := .build/debug/gallerygen
 
-.PHONY: all deps bench-deps browser-deps build release demo test browser-test lint format bench vips-threads clean
+.PHONY: all deps bench-deps browser-deps build release demo test browser-test screenshots lint format bench vips-threads clean
 
 all: build
 
@@ -56,10 +56,18 @@ test: deps
 browser-deps: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(BROWSER_PACKAGES)"
 	@[ -x $(BROWSER_VENV)/bin/python ] || python3 -m venv $(BROWSER_VENV)
-	@$(BROWSER_VENV)/bin/python -c "import selenium" 2>/dev/null || $(BROWSER_VENV)/bin/pip install --quiet selenium
+	@$(BROWSER_VENV)/bin/python -c "import selenium, axe_selenium_python" 2>/dev/null \
+		|| $(BROWSER_VENV)/bin/pip install --quiet selenium axe-selenium-python
 
+## browser-test also runs the theme's checks (rows, viewer, photo pages, cancelled transfers,
+## transparency, axe-core) on a gallery of the sample site's photos.
 browser-test: browser-deps build
 	$(BROWSER_VENV)/bin/python Tests/Browser/browser_test.py $(BIN_DEBUG)
+	$(BROWSER_VENV)/bin/python Tests/Browser/theme_test.py $(BIN_DEBUG) $(SITE)/photos
+
+## screenshots: the README's pictures of the theme (grid and viewer at 1280x800), by the theme test.
+screenshots: browser-deps build
+	$(BROWSER_VENV)/bin/python Tests/Browser/theme_test.py $(BIN_DEBUG) $(SITE)/photos docs/screenshots
 
 ## lint: swift format's checks, with the checked-in .swift-format.
 lint:

@@ -169,7 +169,8 @@ struct PagePlan: Sendable {
             intro: page.album == nil && page.number == 1 && !gallery.introHTML.isEmpty ? gallery.introHTML : nil,
             albumTitle: page.album?.title,
             canonical: canonical,
-            grid: grid
+            grid: grid,
+            path: page.path
         )
     }
 

@@ -94,9 +94,13 @@ struct PageViewModel: Sendable, MustacheParent {
     var albumTitle: String?
     var canonical: String?
     var grid: GridStyle
+    /// The page's own file name: its `<base>`, so that its links stay put while the viewer
+    /// shows a photo page's address in the address bar.
+    var path: String
 
     func child(named name: String) -> Any? {
         switch name {
+        case "path": path
         case "squareGrid": grid == .square
         case "site": site
         case "title": title

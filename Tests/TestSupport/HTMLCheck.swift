@@ -4,7 +4,7 @@ import Testing
 /// Checks that every non-void element of a page is closed, in order: a cheap stand-in for an
 /// HTML parser in tests.
 public enum HTMLCheck {
-    static let voidElements: Set<String> = ["meta", "link", "img", "source", "br", "hr", "input"]
+    static let voidElements: Set<String> = ["meta", "link", "img", "source", "br", "hr", "input", "base"]
 
     public static func assertWellFormed(_ html: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
         throws

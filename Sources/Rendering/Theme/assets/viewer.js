@@ -21,13 +21,9 @@
   var links = Array.prototype.slice.call(doc.querySelectorAll(".gallery a[data-full]"));
   if (!links.length || typeof HTMLDialogElement !== "function" || !window.fetch || !window.AbortController) return;
 
-  /* Addresses are made absolute now: the address bar will show a photo page in another folder. */
+  /* Addresses are made absolute now: the address bar will show a photo page in another folder
+     (the page's own <base> keeps its other links where they were). */
   var base = location.href;
-  if (!doc.querySelector("base")) {
-    var baseElement = doc.createElement("base");
-    baseElement.href = base;
-    doc.head.appendChild(baseElement);
-  }
 
   function candidates(srcset) {
     return (srcset || "").split(",").map(function (part) {
@@ -66,6 +62,7 @@
 
   var dialog = doc.createElement("dialog");
   dialog.className = "viewer";
+  dialog.tabIndex = -1;
   dialog.setAttribute("aria-label", "Photo viewer");
   dialog.innerHTML = '<div class="stage"><img alt=""></div><div class="bar">' +
     '<button type="button" class="prev" aria-label="Previous photo">\u2190</button>' +
@@ -111,12 +108,14 @@
     return entry;
   }
 
-  /* Keeps the photo shown and its neighbours; aborts or forgets every other load. */
-  function settle(keep) {
+  /* Keeps the load of the photo shown and its neighbours' finished ones; aborts every other
+     transfer (a neighbour still on its way too: it would compete with the photo shown) and lets
+     go of what is no longer near. */
+  function settle(index) {
     Object.keys(loads).forEach(function (key) {
-      var index = Number(key);
-      if (keep.indexOf(index) !== -1) return;
       var entry = loads[key];
+      var distance = Math.abs(Number(key) - index);
+      if (distance === 0 || (distance === 1 && entry.done && !entry.failed)) return;
       if (!entry.done) entry.controller.abort();
       if (entry.url) URL.revokeObjectURL(entry.url);
       delete loads[key];
@@ -126,7 +125,7 @@
   function show(index) {
     var photo = photos[index];
     current = index;
-    settle(photos.length ? [index - 1, index, index + 1] : []);
+    settle(index);
     shown.className = "";
     shown.setAttribute("style", photo.style);
     shown.alt = photo.alt;
@@ -159,7 +158,10 @@
   }
 
   function open(index) {
-    if (!dialog.open) dialog.showModal();
+    if (!dialog.open) {
+      dialog.showModal();
+      dialog.focus();
+    }
     show(index);
   }
 
@@ -174,7 +176,7 @@
     if (!dialog.open) return;
     var index = current;
     current = -1;
-    settle([]);
+    settle(-Infinity);
     shown.removeAttribute("src");
     dialog.close();
     if (index >= 0) photos[index].link.focus();
@@ -216,7 +218,9 @@
   dialog.querySelector(".close").addEventListener("click", close);
   previousButton.addEventListener("click", function () { move(-1); });
   nextButton.addEventListener("click", function () { move(1); });
-  dialog.addEventListener("keydown", function (event) {
+  /* On the document: the keys work wherever focus is while the viewer is open. */
+  doc.addEventListener("keydown", function (event) {
+    if (!dialog.open || event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "ArrowLeft") { event.preventDefault(); move(-1); }
     else if (event.key === "ArrowRight") { event.preventDefault(); move(1); }
     else if (event.key === "Home") { event.preventDefault(); move(-current); }
