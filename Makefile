@@ -79,7 +79,10 @@ format:
 ## bench: the reference pipeline and gallerygen's cold, no-change and one-change builds on
 ## BENCH_COUNT real 12-megapixel photos served by nginx (BENCHMARKS.md).
 bench: bench-deps release
-	@if [ "$(BENCH_SCENARIO)" = 10k ]; then bench/run-10k.sh; else BENCH_COUNT=$(BENCH_COUNT) bench/run.sh; fi
+	@if [ "$(BENCH_SCENARIO)" = 10k ]; then bench/run-10k.sh; \
+	elif [ "$(BENCH_SCENARIO)" = visitor ]; then $(MAKE) --no-print-directory browser-deps \
+		&& $(BROWSER_VENV)/bin/python bench/visitor.py .build/release/gallerygen $(SITE)/photos bench-work; \
+	else BENCH_COUNT=$(BENCH_COUNT) bench/run.sh; fi
 
 ## vips-threads: does this machine's libvips/liborc crash when threads compile Orc programs at
 ## once, and does gallerygen's guard avoid it? (bench/vips-threads.c; a few minutes)

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""What a visitor waits for: the default theme over a Slow-4G link, in headless Chromium.
+
+Builds a 200-photo gallery (the sample site's 18 photos and tinted copies of them, each its own
+bytes), serves it with nginx on 127.0.0.1 (gzip on for text, as a static host has it), and
+loads it with the DevTools protocol's network emulation (150 ms round trip, 1.6 Mbit/s down,
+750 kbit/s up), the browser cache off, at 390x844 and 1280x800 (device scale 1). For each, the
+median of RUNS loads: Largest Contentful Paint, KB and image requests before any scroll, CLS
+over the load, and the time from a click on the 10th tile to the viewer's photo shown sharp.
+
+    visitor.py GALLERYGEN_BINARY SAMPLE_PHOTOS WORK_FOLDER [RUNS]
+"""
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "Browser"))
+from selenium.webdriver.common.by import By  # noqa: E402
+
+import theme_test  # noqa: E402
+
+PORT = 8097
+NGINX = """worker_processes 1;
+pid {run}/nginx.pid;
+error_log {run}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  types {{ text/html html; text/css css; application/javascript js; application/json json;
+          application/atom+xml xml; image/webp webp; image/jpeg jpg; image/png png; }}
+  access_log {run}/access.log;
+  client_body_temp_path {run}/tmp; proxy_temp_path {run}/tmp; fastcgi_temp_path {run}/tmp;
+  uwsgi_temp_path {run}/tmp; scgi_temp_path {run}/tmp;
+  sendfile on;
+  gzip on; gzip_types text/css application/javascript application/json application/atom+xml;
+  server {{ listen 127.0.0.1:{port}; root {root}; }}
+}}
+"""
+
+PROBE = """
+window.__lcp = 0; window.__cls = 0;
+new PerformanceObserver(l => { for (const e of l.getEntries()) window.__lcp = e.startTime; })
+  .observe({type: "largest-contentful-paint", buffered: true});
+new PerformanceObserver(l => { for (const e of l.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; })
+  .observe({type: "layout-shift", buffered: true});
+"""
+
+
+def make_site(folder, photos, count=200):
+    os.makedirs(os.path.join(folder, "photos"), exist_ok=True)
+    names = sorted(n for n in os.listdir(photos) if n.endswith((".jpg", ".png")))
+    feed = []
+    for index in range(count):
+        name = names[index % len(names)]
+        if index < len(names):
+            target = name
+            shutil.copy(os.path.join(photos, name), os.path.join(folder, "photos", target))
+        else:
+            target = f"{index:03d}-{name}"
+            subprocess.run(["vips", "linear", os.path.join(photos, name), os.path.join(folder, "photos", target),
+                            str(0.7 + (index % 7) * 0.05), str(index % 40)], check=True)
+        feed.append({"id": str(index + 1), "title": f"Photo {index + 1}", "imageUrl": f"photos/{target}"})
+    with open(os.path.join(folder, "feed.json"), "w") as handle:
+        json.dump(feed, handle)
+    with open(os.path.join(folder, "gallery.yml"), "w") as handle:
+        handle.write("title: Visitor benchmark\nfeed: feed.json\npage_size: 200\n")
+
+
+def measure(driver, url, width, height):
+    theme_test.size(driver, width, height)
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8, "uploadThroughput": 750e3 / 8})
+    driver.get(url)
+    theme_test.wait_until(lambda: driver.execute_script("return document.readyState") == "complete", timeout=60)
+    time.sleep(3)  # what loads before any scroll, lazy images near the fold included
+    figures = driver.execute_script("""
+        const images = performance.getEntriesByType('resource').filter(r => r.name.includes('/images/'));
+        const all = performance.getEntriesByType('resource');
+        const nav = performance.getEntriesByType('navigation')[0];
+        return {lcp: window.__lcp, cls: window.__cls, images: images.length,
+                bytes: all.reduce((s, r) => s + r.transferSize, 0) + nav.transferSize};""")
+    links = driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", links[9])
+    time.sleep(0.5)
+    start = time.time()
+    links[9].click()
+    sharp = theme_test.wait_until(lambda: driver.execute_script(
+        'return document.querySelector(".viewer .stage img.sharp") !== null'), timeout=30, step=0.01)
+    figures["viewer"] = (time.time() - start) if sharp else float("nan")
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    return figures
+
+
+def main():
+    binary, photos, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    site = os.path.join(work, "visitor-site")
+    if not os.path.exists(os.path.join(site, "gallery.yml")):
+        make_site(site, photos)
+    subprocess.run([binary, "build", site, "-q"], check=True)
+    run = os.path.join(work, "visitor-nginx")
+    os.makedirs(os.path.join(run, "tmp"), exist_ok=True)
+    with open(os.path.join(run, "nginx.conf"), "w") as handle:
+        handle.write(NGINX.format(run=run, port=PORT, root=os.path.join(site, "public")))
+    subprocess.run(["nginx", "-c", os.path.join(run, "nginx.conf"), "-p", run], check=True)
+    url = f"http://127.0.0.1:{PORT}/index.html"
+    driver = theme_test.browser()
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PROBE})
+    try:
+        print("window      LCP (s)  KB before scroll  images before scroll  CLS     viewer sharp (s)")
+        for width, height in [(390, 844), (1280, 800)]:
+            samples = [measure(driver, url, width, height) for _ in range(runs)]
+            median = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
+            print(f"{width}x{height:<5} {median['lcp'] / 1000:7.2f}  {median['bytes'] / 1024:16.0f}  "
+                  f"{median['images']:20.0f}  {median['cls']:.4f}  {median['viewer']:16.2f}"
+                  f"   (runs: LCP {[round(s['lcp']) for s in samples]} ms, "
+                  f"viewer {[round(s['viewer'], 2) for s in samples]} s)", flush=True)
+    finally:
+        driver.quit()
+        with open(os.path.join(run, "nginx.pid")) as handle:
+            os.kill(int(handle.read().strip()), signal.SIGQUIT)
+
+
+if __name__ == "__main__":
+    main()
