@@ -136,16 +136,54 @@ private struct Fields {
 }
 
 /// The dates feeds write: RFC 3339 (`2026-11-23T08:00:00Z`, with or without fractions of a
-/// second or an offset), or a bare day (`2026-11-23`, taken as midnight UTC).
+/// second, `Z` or an offset), or a bare day (`2026-11-23`, taken as midnight UTC). Parsed by hand:
+/// a formatter per entry cost 1.8 s for 10,000 dated entries.
 package enum FeedDate {
     package static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingWhitespace()
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: trimmed) { return date }
-        full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = full.date(from: trimmed) { return date }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        return day.date(from: trimmed)
+        let bytes = Array(text.trimmingWhitespace().utf8)
+        var position = 0
+        func number(_ digits: Int) -> Int? {
+            guard position + digits <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[position..<(position + digits)] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            position += digits
+            return value
+        }
+        func skip(_ character: Character) -> Bool {
+            guard position < bytes.count, bytes[position] == character.asciiValue else { return false }
+            position += 1
+            return true
+        }
+        guard let year = number(4), skip("-"), let month = number(2), skip("-"), let day = number(2),
+            (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        let days = Double(CivilDate.daysFromCivil(year: year, month: month, day: day))
+        if position == bytes.count { return Date(timeIntervalSince1970: days * 86_400) }
+        guard skip("T") || skip("t"), let hour = number(2), skip(":"), let minute = number(2), skip(":"),
+            let second = number(2), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var fraction = 0.0
+        if skip(".") {
+            var scale = 0.1
+            let start = position
+            while let digit = number(1) {
+                fraction += Double(digit) * scale
+                scale /= 10
+            }
+            guard position > start else { return nil }
+        }
+        var offset = 0
+        if !(skip("Z") || skip("z")) {
+            let sign = skip("+") ? 1 : skip("-") ? -1 : 0
+            guard sign != 0, let hours = number(2), skip(":"), let minutes = number(2), hours < 24, minutes < 60
+            else { return nil }
+            offset = sign * (hours * 3_600 + minutes * 60)
+        }
+        guard position == bytes.count else { return nil }
+        let seconds = Double(hour * 3_600 + minute * 60 + second - offset) + fraction
+        return Date(timeIntervalSince1970: days * 86_400 + seconds)
     }
 }

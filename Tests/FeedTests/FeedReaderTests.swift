@@ -49,7 +49,12 @@ import Testing
         #expect(FeedDate.parse("2026-11-20T07:30:00Z") == Date(timeIntervalSince1970: 1_795_159_800))
         #expect(FeedDate.parse("2026-11-20T07:30:00.250Z") == Date(timeIntervalSince1970: 1_795_159_800.25))
         #expect(FeedDate.parse(" 2026-11-20 ") == Date(timeIntervalSince1970: 1_795_132_800))
+        #expect(FeedDate.parse("2026-11-20T08:30:00+01:00") == Date(timeIntervalSince1970: 1_795_159_800))
         #expect(FeedDate.parse("last Tuesday") == nil)
+        for bad in ["2026-13-01", "2026-02-30", "2026-11-20T24:00:00Z", "2026-11-20T07:30:00", "2026-11-20T07:30Z"] {
+            #expect(FeedDate.parse(bad) == nil, "\(bad)")
+        }
+        #expect(FeedDate.parse("2024-02-29") != nil, "a leap day")
     }
 
     @Test func readsJSONFeedImagesAndImageAttachments() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 
 /// HTTP dates (RFC 9110 §5.6.7). IMF-fixdate, which every current server sends, is parsed by
 /// hand (a DateFormatter per call cost a quarter of a 10,000-photo rebuild); the obsolete RFC 850
@@ -46,18 +47,8 @@ enum HTTPDate {
             let monthIndex = months.firstIndex(of: monthName),
             (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
+        let days = CivilDate.daysFromCivil(year: year, month: monthIndex + 1, day: day)
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3_600 + minute * 60 + second))
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     static func format(_ date: Date) -> String {
