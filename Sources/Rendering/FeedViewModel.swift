@@ -23,13 +23,12 @@ struct FeedViewModel: Sendable, MustacheParent {
         var imageType: String
         var imageWidth: Int
         var imageHeight: Int
-        var alt: String
         var isLast = false
 
         /// The entry's body: its image, as HTML (the templates escape it once more for XML).
         var contentHTML: String {
             "<p><img src=\"\(Sitemap.escaped(image))\" width=\"\(imageWidth)\" height=\"\(imageHeight)\" "
-                + "alt=\"\(Sitemap.escaped(alt))\"></p>"
+                + "alt=\"\(Sitemap.escaped(title))\"></p>"
         }
 
         func child(named name: String) -> Any? {
@@ -42,7 +41,6 @@ struct FeedViewModel: Sendable, MustacheParent {
             case "imageType": imageType
             case "imageWidth": imageWidth
             case "imageHeight": imageHeight
-            case "alt": alt
             case "isLast": isLast
             case "contentHTML": contentHTML
             case "json":
@@ -113,7 +111,7 @@ struct FeedViewModel: Sendable, MustacheParent {
     /// feed first. Without a date at all, an entry is dated 1970-01-01: a build must not write
     /// its own clock into the site (the same inputs give the same bytes).
     init(gallery: Gallery, slugs: [Int: String]) {
-        let base = gallery.baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        let base = gallery.baseDirectory
         func address(_ path: String) -> String { (base ?? "") + path }
         let shown = gallery.items.filter { $0.image != nil && slugs[$0.photo.index] != nil }
         let newest = shown.sorted { left, right in
@@ -126,14 +124,12 @@ struct FeedViewModel: Sendable, MustacheParent {
                 let rendition = PhotoPageViewModel.cardRendition(of: image)
             else { return nil }
             let page = address(PhotoSlugs.pagePath(of: slug))
-            let title = item.photo.title.escapableInTemplates
             return Entry(
                 id: base == nil ? "urn:gallerygen:photo:\(slug)" : page,
-                title: title.isEmpty ? "Photo \(item.photo.index + 1)" : title,
+                title: item.photo.displayTitle,
                 url: page, updated: Self.timestamp(item.photo.date ?? stamp),
                 image: address(rendition.path), imageType: rendition.format.mimeType,
-                imageWidth: rendition.width, imageHeight: rendition.height,
-                alt: title.isEmpty ? "Photo \(item.photo.index + 1)" : title)
+                imageWidth: rendition.width, imageHeight: rendition.height)
         }
         if !entries.isEmpty { entries[entries.count - 1].isLast = true }
         self.title = gallery.title.escapableInTemplates
@@ -161,10 +157,8 @@ struct FeedViewModel: Sendable, MustacheParent {
 enum Sitemap {
     static let path = "sitemap.xml"
 
-    static func xml(baseURL: String, gridPages: [String], photoPages: [(page: String, image: String)])
-        -> String
-    {
-        let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+    /// - Parameter base: the site's address, ending in `/` (``Gallery/baseDirectory``).
+    static func xml(base: String, gridPages: [String], photoPages: [(page: String, image: String)]) -> String {
         var xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" \

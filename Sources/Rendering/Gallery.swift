@@ -15,6 +15,20 @@ package struct Gallery: Sendable {
         self.baseURL = baseURL
         self.items = items
     }
+
+    /// ``baseURL`` ending in `/`, ready for a relative path; nil when there is none.
+    var baseDirectory: String? {
+        guard let baseURL, !baseURL.isEmpty else { return nil }
+        return baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+    }
+}
+
+extension Photo {
+    /// The title as the pages show it: escapable, and `Photo N` when the feed gave none.
+    var displayTitle: String {
+        let title = title.escapableInTemplates
+        return title.isEmpty ? "Photo \(index + 1)" : title
+    }
 }
 
 /// One photo and what became of it: its renditions, or why it is a placeholder tile.

@@ -4,6 +4,8 @@ import GalleryCore
 /// Splits the gallery into pages (all photos, then each album) and builds each page's context.
 struct PagePlan: Sendable {
     struct Album {
+        /// The feed's own value (`1`, `Coast`).
+        var name: String
         var title: String
         var slug: String
         var items: [GalleryItem]
@@ -76,7 +78,7 @@ struct PagePlan: Sendable {
                 suffix += 1
             }
             usedSlugs.insert(slug)
-            return Album(title: title.escapableInTemplates, slug: slug, items: members[name] ?? [])
+            return Album(name: name, title: title.escapableInTemplates, slug: slug, items: members[name] ?? [])
         }
     }
 
@@ -151,9 +153,7 @@ struct PagePlan: Sendable {
                 title: album.title, href: "album-\(album.slug).html", photoCount: album.items.count,
                 current: album.slug == page.album?.slug)
         }
-        let canonical = gallery.baseURL.flatMap { base in
-            base.isEmpty ? nil : ((base.hasSuffix("/") ? base : base + "/") + page.path).escapableInTemplates
-        }
+        let canonical = gallery.baseDirectory.map { ($0 + page.path).escapableInTemplates }
         return PageViewModel(
             site: PageViewModel.Site(title: siteTitle),
             title: page.album.map { "\($0.title) · \(siteTitle)" } ?? siteTitle,
@@ -184,29 +184,26 @@ struct PagePlan: Sendable {
     /// after it that have pages.
     func photoPageModels(slugs: [Int: String], showsCameraDetails: Bool) -> [(String, PhotoPageViewModel)] {
         let shown = gallery.items.enumerated().filter { slugs[$0.element.photo.index] != nil }
-        let albumSlugs = Dictionary(albums.map { ($0.title, $0.slug) }, uniquingKeysWith: { first, _ in first })
-        let base = gallery.baseURL.flatMap { $0.isEmpty ? nil : ($0.hasSuffix("/") ? $0 : $0 + "/") }
+        let albumsByName = Dictionary(albums.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let base = gallery.baseDirectory
         func neighbour(_ position: Int) -> PhotoPageViewModel.Link? {
             guard shown.indices.contains(position) else { return nil }
-            let item = shown[position].element
-            let slug = slugs[item.photo.index] ?? ""
-            let title = item.photo.title.escapableInTemplates
-            return PhotoPageViewModel.Link(
-                href: "\(slug).html", title: title.isEmpty ? "Photo \(item.photo.index + 1)" : title)
+            let photo = shown[position].element.photo
+            return PhotoPageViewModel.Link(href: "\(slugs[photo.index] ?? "").html", title: photo.displayTitle)
         }
         return shown.enumerated().compactMap { position, entry in
             let (offset, item) = entry
             guard let slug = slugs[item.photo.index], let image = item.image else { return nil }
             let path = PhotoSlugs.pagePath(of: slug)
-            let photo = PhotoViewModel(for: item, slug: slug, eager: true, grid: .justified, prefix: "../")
             let largest = image.renditions.filter { $0.format == PhotoViewModel.fallbackFormat(of: image) }
                 .max { $0.width < $1.width }
             let width = largest?.width ?? image.width
             let height = largest?.height ?? image.height
-            let albumTitle = item.photo.album.map { $0.allSatisfy(\.isNumber) ? "Album \($0)" : $0 }
-                .map(\.escapableInTemplates)
-            let album = albumTitle.flatMap { title in
-                albumSlugs[title].map { PhotoPageViewModel.Link(href: "../album-\($0).html", title: title) }
+            let photo = PhotoViewModel(
+                for: item, slug: slug, eager: true, grid: .justified, prefix: "../",
+                sizes: PhotoPageViewModel.sizes(width: width, height: height))
+            let album = item.photo.album.flatMap { albumsByName[$0] }.map { album in
+                PhotoPageViewModel.Link(href: "../album-\(album.slug).html", title: album.title)
             }
             let card = base.flatMap { base in
                 PhotoPageViewModel.cardRendition(of: image).map { rendition in
@@ -217,20 +214,11 @@ struct PagePlan: Sendable {
                 }
             }
             let camera = showsCameraDetails ? image.camera.map { $0.parts.joined(separator: " · ") } : nil
-            var sizedPhoto = photo
-            let sizes = PhotoPageViewModel.sizes(width: width, height: height)
-            sizedPhoto.image?.sizes = sizes
-            sizedPhoto.image?.sources =
-                photo.image?.sources.map { source in
-                    var source = source
-                    source.sizes = sizes
-                    return source
-                } ?? []
             let model = PhotoPageViewModel(
                 site: PageViewModel.Site(title: siteTitle),
                 title: "\(photo.alt) · \(siteTitle)",
-                photo: sizedPhoto,
-                width: width, height: height, sizes: sizes,
+                photo: photo,
+                width: width, height: height,
                 number: position + 1, count: shown.count,
                 album: album,
                 previous: neighbour(position - 1),

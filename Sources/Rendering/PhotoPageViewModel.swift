@@ -45,7 +45,6 @@ struct PhotoPageViewModel: Sendable, MustacheParent {
     /// The largest rendition's size: the image's box.
     var width: Int
     var height: Int
-    var sizes: String
     var number: Int
     var count: Int
     var album: Link?
@@ -64,7 +63,6 @@ struct PhotoPageViewModel: Sendable, MustacheParent {
         case "image": photo.image
         case "width": width
         case "height": height
-        case "sizes": sizes
         case "number": number
         case "count": count
         case "album": album

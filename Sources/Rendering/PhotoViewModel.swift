@@ -74,9 +74,12 @@ struct PhotoViewModel: Sendable, MustacheParent {
     /// - Parameters:
     ///   - slug: the photo page's name (``PhotoSlugs``); nil for a photo without an image.
     ///   - prefix: the way from the page that shows the tile to the output folder (`""` or `../`).
-    init(for item: GalleryItem, slug: String?, eager: Bool, grid: GridStyle, prefix: String = "") {
+    ///   - sizes: the `sizes` of every `srcset`; by default the width `grid` draws the tile at.
+    init(
+        for item: GalleryItem, slug: String?, eager: Bool, grid: GridStyle, prefix: String = "", sizes: String? = nil
+    ) {
         title = item.photo.title.escapableInTemplates
-        alt = title.isEmpty ? "Photo \(item.photo.index + 1)" : title
+        alt = item.photo.displayTitle
         link = item.photo.link?.absoluteString.escapableInTemplates
         guard let image = item.image, let fallback = Self.fallbackFormat(of: image) else {
             failure = (item.failure ?? "not processed").escapableInTemplates
@@ -86,7 +89,8 @@ struct PhotoViewModel: Sendable, MustacheParent {
         let fallbackRenditions = (byFormat[fallback] ?? []).sorted { $0.width < $1.width }
         let smallest = fallbackRenditions[0]
         let largest = fallbackRenditions[fallbackRenditions.count - 1]
-        let sizes = TileLayout.sizes(aspect: Double(largest.width) / Double(max(1, largest.height)), grid: grid)
+        let sizes =
+            sizes ?? TileLayout.sizes(aspect: Double(largest.width) / Double(max(1, largest.height)), grid: grid)
         let slug = slug ?? ""
         self.image = Image(
             href: prefix + largest.path,

@@ -167,7 +167,7 @@ package struct SiteRenderer: Sendable {
             }
             files.append(RenderedFile(path: path, contents: Array(text.utf8)))
         }
-        if let base = gallery.baseURL, !base.isEmpty {
+        if let base = gallery.baseDirectory {
             let photoPages = gallery.items.compactMap { item -> (page: String, image: String)? in
                 guard let slug = slugs[item.photo.index], let image = item.image,
                     let rendition = PhotoPageViewModel.cardRendition(of: image)
@@ -175,7 +175,7 @@ package struct SiteRenderer: Sendable {
                 return (PhotoSlugs.pagePath(of: slug), rendition.path)
             }
             let gridPages = plan.pages.map(\.path) + (plan.hasAlbumsPage ? [PagePlan.albumsPagePath] : [])
-            let xml = Sitemap.xml(baseURL: base, gridPages: gridPages, photoPages: photoPages)
+            let xml = Sitemap.xml(base: base, gridPages: gridPages, photoPages: photoPages)
             files.append(RenderedFile(path: Sitemap.path, contents: Array(xml.utf8)))
         }
         return files

@@ -23,6 +23,7 @@ whole or hung up, and checks in headless Chromium:
 With SCREENSHOT_FOLDER, saves the README's screenshots (grid and viewer at 1280x800) there.
 Prints one line per check and `N passed, N failed`; exits 1 if any check failed.
 """
+import base64
 import http.server
 import json
 import os
@@ -217,7 +218,6 @@ def decode_png(data):
 def pixels(driver, rect):
     shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "clip": {
         "x": rect["x"], "y": rect["y"], "width": rect["width"], "height": rect["height"], "scale": 1}})
-    import base64
     return decode_png(base64.b64decode(shot["data"]))
 
 
@@ -253,6 +253,18 @@ def size(driver, width, height):
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
     driver.get("about:blank")
+
+
+def slug_of(page):
+    """`http://.../photos/dune-3.html` -> `dune-3`: the page's name, and its tile's id."""
+    return page.rsplit("/", 1)[1][:-len(".html")]
+
+
+def tile_renditions(driver, slug):
+    """{path from the site's root: width} of the tile `slug`'s srcset."""
+    srcset = driver.execute_script(
+        "return document.getElementById(arguments[0]).querySelector('img').getAttribute('srcset')", slug)
+    return {part.split()[0]: int(part.split()[1][:-1]) for part in srcset.split(",")}
 
 
 def open_page(driver, url):
@@ -392,11 +404,8 @@ def main():
                     const box = img.getBoundingClientRect();
                     return {shown: Number(img.dataset.width), box: [box.width, box.height],
                             stage: [stage.width, stage.height], natural: img.naturalWidth};""")
-                slug = expected_page.rsplit("/", 1)[1][:-5]
                 # The right width: the smallest rendition at least as wide as the photo is drawn.
-                srcset = driver.execute_script(
-                    "return document.getElementById(arguments[0]).querySelector('img').getAttribute('srcset')", slug)
-                available = sorted(int(part.split()[1][:-1]) for part in srcset.split(","))
+                available = sorted(tile_renditions(driver, slug_of(expected_page)).values())
                 drawn = state["box"][0]
                 right = next((w for w in available if w >= drawn - 0.5), available[-1])
                 widths[state["shown"]] = widths.get(state["shown"], 0) + 1
@@ -412,7 +421,7 @@ def main():
                   f"CLS {sum(s['value'] for s in shifts):.4f}" + (f": {shifts[:3]}" if shifts else ""))
             axe_results = {}
             axe_results["open viewer"] = axe_scan(driver)
-            last_slug = driver.current_url.rsplit("/", 1)[1][:-5]
+            last_slug = slug_of(driver.current_url)
             driver.switch_to.active_element.send_keys(Keys.ESCAPE)
             closed = wait_until(lambda: not driver.execute_script(
                 "return document.querySelector('dialog.viewer').open"))
@@ -464,19 +473,11 @@ def main():
             recorder.delay = 0
             # Once the last photo has arrived, its neighbours are preloaded: a skipped photo next
             # to it is asked for again then, after the fact, which is not a transfer it waited for.
-            target_images = {part.split()[0].lstrip("./") for part in driver.execute_script(
-                "return document.getElementById(arguments[0]).querySelector('img').getAttribute('srcset')",
-                target.rsplit("/", 1)[1][:-5]).split(",")}
+            target_images = tile_renditions(driver, slug_of(target))
             arrived_at = min([e["end"] for e in recorder.viewer_requests()
                               if e["path"].lstrip("/") in target_images and "end" in e] or [sharp_at])
             seen = [e for e in recorder.viewer_requests() if e["start"] < arrived_at]
-            target_slug = target.rsplit("/", 1)[1][:-5]
-            skipped_slugs = [page.rsplit("/", 1)[1][:-5] for page in pages[11:20]]
-            skipped_images = {}
-            for slug in skipped_slugs:
-                srcset = driver.execute_script(
-                    "return document.getElementById(arguments[0]).querySelector('img').getAttribute('srcset')", slug)
-                skipped_images[slug] = {part.split()[0].lstrip("./") for part in srcset.split(",")}
+            skipped_images = {slug_of(page): set(tile_renditions(driver, slug_of(page))) for page in pages[11:20]}
             outcomes = {}
             for slug, images in skipped_images.items():
                 requests = [e for e in seen if e["path"].lstrip("/") in images]
@@ -488,7 +489,7 @@ def main():
                     outcomes[slug] = "completed"
             cancelled = sum(1 for o in outcomes.values() if o != "completed")
             check("flicking through 10 slow photos cancels the skipped ones; the last does not wait for them",
-                  arrived and cancelled == len(skipped_slugs) and waited < 1.5 + flicked + 1.5,
+                  arrived and cancelled == len(skipped_images) and waited < 1.5 + flicked + 1.5,
                   f"of 9 skipped: {sum(1 for o in outcomes.values() if o == 'aborted')} aborted at the server, "
                   f"{sum(1 for o in outcomes.values() if o == 'never started')} never started, "
                   f"{sum(1 for o in outcomes.values() if o == 'completed')} completed; the last photo sharp "

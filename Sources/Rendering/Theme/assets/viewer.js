@@ -53,8 +53,8 @@
   /* The format the browser chose for the tile (its current source), else the fallback. */
   function renditions(photo) {
     var current = photo.img.currentSrc;
-    for (var i = 0; current && i < photo.sets.length; i++) {
-      var extension = current.split(".").pop();
+    var extension = current && current.split(".").pop();
+    for (var i = 0; extension && i < photo.sets.length; i++) {
       if (photo.sets[i].length && photo.sets[i][0].url.split(".").pop() === extension) return photo.sets[i];
     }
     return photo.sets[photo.sets.length - 1];
