@@ -23,9 +23,9 @@ package struct ImageProcessor: Sendable {
         package var threadsPerImage: Int
 
         package init(
-            widths: [Int] = [320, 640, 1280, 1920],
+            widths: [Int] = [320, 480, 640, 1280, 1920],
             formats: [ImageFormat] = [.webp],
-            quality: Int = 80,
+            quality: Int = 75,
             maxPixels: Int = 100_000_000,
             webpEffort: Int = 2,
             avifEffort: Int = 2,

@@ -59,7 +59,8 @@ import Testing
         let config = try load("title: T\nfeed: feed.json\n")
         #expect(config.feed.url == "feed.json" && config.feed.format == .auto)
         #expect(
-            config.images == ImageSettings(widths: [320, 640, 1280, 1920], formats: [.webp], quality: 80, effort: 2))
+            config.images
+                == ImageSettings(widths: [320, 480, 640, 1280, 1920], formats: [.webp], quality: 75, effort: 2))
         #expect(config.output == "public" && config.cache == ".gallerygen-cache")
         #expect(config.concurrency == 16 && config.perHost == 6)
         #expect(config.cacheLimit == nil && config.maxFailures == nil && !config.allowRawHTML)
