@@ -65,6 +65,7 @@ struct BuildCommand: AsyncParsableCommand {
             console.finish()
             if let report { try writeReport(result.report, to: report, console: console) }
             console.report(result.report)
+            console.summarize(result.report, error: result.failure(strict: strict))
             console.say(result.report.summary)
             console.say("Site written to \(result.layout.outputDirectory.path)/index.html")
             if let reason = result.failure(strict: strict) {
@@ -78,6 +79,7 @@ struct BuildCommand: AsyncParsableCommand {
             } else {
                 console.error(error.description)
             }
+            console.summarize(nil, error: error.description)
             throw ExitStatus.code(for: error)
         }
     }

@@ -9,11 +9,16 @@ import Synchronization
 #endif
 
 /// Progress and messages: a redrawn progress bar per stage on a terminal, a plain line per stage
-/// otherwise (CI logs). Errors and warnings go to standard error.
+/// otherwise (CI logs). Errors and warnings go to standard error. Under GitHub Actions
+/// (`GITHUB_ACTIONS=true`) each stage is also a collapsible group, failures are annotations
+/// (``GitHubActions``, on standard output as workflow commands are), and the build's summary is
+/// appended to `$GITHUB_STEP_SUMMARY`.
 final class Console: Sendable {
     private let quiet: Bool
     private let verbose: Bool
     private let isTerminal: Bool
+    private let githubActions: Bool
+    private let stepSummary: String?
     private let state = Mutex(State())
 
     private struct State {
@@ -24,13 +29,17 @@ final class Console: Sendable {
     init(quiet: Bool, verbose: Bool) {
         self.quiet = quiet
         self.verbose = verbose
-        self.isTerminal = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        let environment = ProcessInfo.processInfo.environment
+        self.isTerminal = isatty(STDERR_FILENO) == 1 && environment["TERM"] != "dumb"
+        self.githubActions = environment["GITHUB_ACTIONS"] == "true"
+        self.stepSummary = githubActions ? environment["GITHUB_STEP_SUMMARY"].flatMap { $0.isEmpty ? nil : $0 } : nil
     }
 
     func handle(_ event: BuildEvent) {
         guard !quiet else { return }
         switch event {
         case .started(let stage, _):
+            if githubActions { command(GitHubActions.groupStart(stage.title)) }
             if !isTerminal { line("\(stage.title)…") }
         case .advanced(let stage, let done, let total):
             guard isTerminal else { return }
@@ -38,6 +47,7 @@ final class Console: Sendable {
         case .finished(let stage, let seconds):
             clearBar()
             line(String(format: "%@ done in %.2fs", stage.title, seconds))
+            if githubActions { command(GitHubActions.groupEnd) }
         case .warning(let message):
             if verbose {
                 clearBar()
@@ -62,7 +72,27 @@ final class Console: Sendable {
                     "… and \(report.warnings.count - shown) more warnings (--verbose prints each, --report lists them)")
             }
         }
-        for group in report.failureGroups() { warn(group.summary) }
+        if githubActions {
+            guard !quiet else { return }
+            for annotation in GitHubActions.annotations(for: report) { command(annotation) }
+        } else {
+            for group in report.failureGroups() { warn(group.summary) }
+        }
+    }
+
+    /// Appends the build's Markdown summary to `$GITHUB_STEP_SUMMARY` (under GitHub Actions only);
+    /// `error` is the reason a build ended without a site.
+    func summarize(_ report: BuildReport?, error: String? = nil) {
+        guard let stepSummary else { return }
+        var text = report.map(GitHubActions.stepSummary(for:)) ?? "### gallerygen build\n\n"
+        if let error { text += "\n**Failed:** \(error)\n" }
+        guard let handle = FileHandle(forWritingAtPath: stepSummary) else {
+            self.error("cannot append the step summary to \(stepSummary) (GITHUB_STEP_SUMMARY)")
+            return
+        }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data((text + "\n").utf8))
     }
 
     func say(_ message: String) {
@@ -86,6 +116,12 @@ final class Console: Sendable {
 
     private func line(_ text: String) {
         write(text + "\n")
+    }
+
+    /// A workflow command, on standard output, unbuffered so that it keeps its place among the
+    /// lines on standard error.
+    private func command(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     private func drawBar(stage: BuildStage, done: Int, total: Int) {

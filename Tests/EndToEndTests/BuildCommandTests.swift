@@ -128,6 +128,37 @@ import Testing
         #expect(firstFailure.lowerBound < imagesDone.lowerBound, "as it happens, not at the end")
     }
 
+    @Test func underGitHubActionsStagesAreGroupsFailuresAnnotationsAndTheStepHasASummary() throws {
+        let broken = (1...6).map { #"{"title": "broken \#($0)", "imageUrl": "photos/broken\#($0).jpg"}"# }
+        let site = try FixtureSite(count: 2, extraEntries: broken)
+        for number in 1...6 { try TestImage.truncatedJPEG(to: site.folder.file("photos/broken\(number).jpg")) }
+        let summary = site.folder.file("step-summary.md")
+        try Data("earlier step\n".utf8).write(to: summary)
+
+        let run = try CommandRun.gallerygen(
+            ["build", site.url.path], environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let commands = run.standardOutput.split(separator: "\n").filter { $0.hasPrefix("::") }
+        let opened = commands.filter { $0.hasPrefix("::group::") }
+        #expect(opened.count >= 4, "a group per stage: \(commands)")
+        #expect(commands.filter { $0 == "::endgroup::" }.count == opened.count)
+        let annotations = commands.filter { $0.hasPrefix("::warning") }
+        #expect(annotations.count == 1, "one group, one annotation: \(annotations)")
+        #expect(
+            annotations.first?.hasPrefix(
+                "::warning title=gallerygen%3A 6 photos failed (cannot decode)::6 photos failed (cannot decode), e.g.:%0A    entry "
+            ) == true, "\(annotations)")
+        #expect(!run.standardError.contains("warning: 6 photos failed"), "annotations instead of the lines")
+        let text = try String(contentsOf: summary, encoding: .utf8)
+        #expect(text.hasPrefix("earlier step\n### gallerygen build"), "appended: \(text)")
+        #expect(text.contains("| 8 | 6 |"), "\(text)")
+        #expect(text.contains("| 6 | image | cannot decode |"), "\(text)")
+
+        let plain = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(!plain.standardOutput.contains("::"), "no workflow command outside GitHub Actions")
+    }
+
     @Test func photosOnADeadHostAreALineOrTwoNotOneEach() async throws {
         let gone = try await TestHTTPServer { _ in .text(200) }
         let port = gone.port

@@ -21,10 +21,16 @@ public struct CommandRun: Sendable {
         return folder.appendingPathComponent("gallerygen")
     }
 
-    public static func gallerygen(_ arguments: [String], in directory: URL? = nil) throws -> CommandRun {
+    /// Runs with this process's environment, less what would make gallerygen talk to a CI
+    /// (`GITHUB_*`), plus `environment`.
+    public static func gallerygen(
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+    ) throws -> CommandRun {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GITHUB_") }
+            .merging(environment) { $1 }
         if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()
         let error = Pipe()
