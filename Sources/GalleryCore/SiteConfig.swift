@@ -32,6 +32,9 @@ package struct SiteConfig: Sendable, Equatable {
     package var showsCameraDetails = false
     /// How grid pages lay out their tiles.
     package var grid = GridStyle.justified
+    /// `.nojekyll` and `_headers` for GitHub Pages, Netlify and Cloudflare Pages; `host_files: false`
+    /// leaves them out.
+    package var hostFiles = true
 
     package init(
         title: String,

@@ -11,6 +11,30 @@ import Testing
         try await SiteBuilder(siteDirectory: site.url, options: options).build()
     }
 
+    @Test func theSiteCarriesItsHostsRulesUnlessToldNot() async throws {
+        let site = try FixtureSite(count: 2)
+        _ = try await build(site)
+        let output = site.folder.file("public")
+
+        let noJekyll = try Data(contentsOf: output.appendingPathComponent(".nojekyll"))
+        #expect(noJekyll.isEmpty)
+        let headers = try String(contentsOf: output.appendingPathComponent("_headers"), encoding: .utf8)
+        #expect(headers.contains("/images/*\n  Cache-Control: public, max-age=31536000, immutable\n"))
+        for path in ["/", "/index.html", "/feed.xml", "/gallery-manifest.json", "/photos/*", "/assets/*"] {
+            #expect(headers.contains("\n\(path)\n  Cache-Control: public, max-age=0, must-revalidate\n"), "\(path)")
+        }
+        let patterns = headers.split(separator: "\n").filter { $0.hasPrefix("/") }
+        #expect(Set(patterns).count == patterns.count, "hosts join a header two rules set: \(patterns)")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.hasSuffix(".html") }
+        #expect(!pages.isEmpty && pages.allSatisfy { patterns.contains("/\($0)") }, "\(pages) in \(patterns)")
+
+        try site.folder.write(
+            "title: Test gallery\nfeed: feed.json\nimages:\n  widths: [64]\nhost_files: false\n", to: "gallery.yml")
+        _ = try await build(site)
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("_headers").path))
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(".nojekyll").path))
+    }
+
     @Test func buildsPagesImagesAndManifest() async throws {
         let site = try FixtureSite(count: 3)
         let result = try await build(site)

@@ -25,7 +25,9 @@ extension BuildSession {
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
         do {
-            return try await renderer.render(gallery)
+            let pages = try await renderer.render(gallery)
+            guard config.hostFiles else { return pages }
+            return pages + HostFiles.files(pagePaths: pages.map(\.path).filter { !$0.hasPrefix("assets/") })
         } catch {
             throw BuildError(.theme, underlying: error)
         }
