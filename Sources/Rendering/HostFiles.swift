@@ -1,3 +1,5 @@
+import GalleryCore
+
 /// Files for the static hosts a site is published on, beside its pages (`host_files: false` in
 /// gallery.yml leaves them out):
 ///
@@ -15,7 +17,7 @@ package enum HostFiles {
 
     /// `pagePaths`: the site's HTML pages and feeds, relative to the output folder.
     package static func files(pagePaths: [String]) -> [RenderedFile] {
-        var revalidated = ["/", "/assets/*", "/gallery-manifest.json"]
+        var revalidated = ["/", "/assets/*", "/" + Manifest.fileName]
         let topLevel = pagePaths.filter { !$0.contains("/") }.sorted()
         revalidated += topLevel.map { "/" + $0 }
         if pagePaths.contains(where: { $0.hasPrefix("photos/") }) { revalidated.append("/photos/*") }

@@ -78,12 +78,16 @@ package struct BuildReport: Sendable, Codable, Equatable {
         /// A heading with the count, the cause and the host, then one line per example:
         /// `5000 photos failed (timed out at photos.example.org), e.g.:` …
         package var summary: String {
-            let what = count == 1 ? "1 photo" : "\(count) photos"
-            let verb = stage == "feed" ? "skipped" : "failed"
             let place = host.map { " at \($0)" } ?? ""
             let lines = examples.map { "\n    " + $0.line }
             let more = count > examples.count ? "\n    … and \(count - examples.count) more" : ""
-            return "\(what) \(verb) (\(cause)\(place))" + (count > 1 ? ", e.g.:" : ":") + lines.joined() + more
+            return "\(outcome) (\(cause)\(place))" + (count > 1 ? ", e.g.:" : ":") + lines.joined() + more
+        }
+
+        /// `5000 photos failed`, `1 photo skipped` (feed entries are skipped, photos fail).
+        package var outcome: String {
+            let what = count == 1 ? "1 photo" : "\(count) photos"
+            return "\(what) \(stage == "feed" ? "skipped" : "failed")"
         }
     }
 

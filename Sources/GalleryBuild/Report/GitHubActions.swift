@@ -18,9 +18,7 @@ package enum GitHubActions {
     package static func annotations(for report: BuildReport, limit: Int = annotationLimit) -> [String] {
         let groups = report.failureGroups()
         var lines = groups.prefix(limit).map { group in
-            let what = group.count == 1 ? "1 photo" : "\(group.count) photos"
-            let verb = group.stage == "feed" ? "skipped" : "failed"
-            let title = "gallerygen: \(what) \(verb) (\(group.cause))"
+            let title = "gallerygen: \(group.outcome) (\(group.cause))"
             return "::warning title=\(escapeProperty(title))::\(escapeData(group.summary))"
         }
         if groups.count > limit {
