@@ -10,6 +10,8 @@ package struct BuildOptions: Sendable {
     package var offline = false
     package var concurrency: Int?
     package var perHost: Int?
+    /// `--seed URL`: the published site to start warm from (overrides `seed:`).
+    package var seed: String?
 
     package init(
         output: String? = nil,
@@ -17,7 +19,8 @@ package struct BuildOptions: Sendable {
         refresh: Bool = false,
         offline: Bool = false,
         concurrency: Int? = nil,
-        perHost: Int? = nil
+        perHost: Int? = nil,
+        seed: String? = nil
     ) {
         self.output = output
         self.strict = strict
@@ -25,5 +28,6 @@ package struct BuildOptions: Sendable {
         self.offline = offline
         self.concurrency = concurrency
         self.perHost = perHost
+        self.seed = seed
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 /// complete site. Sorted and free of times so that two builds of the same inputs are identical.
 package struct Manifest: Sendable, Hashable, Codable {
     package static let fileName = "gallery-manifest.json"
-    package static let currentVersion = 1
+    /// 2 added what a seeded build needs to reuse a photo's thumbnails without its original:
+    /// each rendition's hash, the photo's size, placeholder and transparency. Version 1 is read too.
+    package static let currentVersion = 2
 
     package var version: Int
     /// One record per photo, in feed order.
@@ -43,6 +45,14 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
     package var renditions: [Rendition]
     /// Why the photo is a placeholder tile, when it is one.
     package var error: String?
+    /// The upright size of the original; nil when the photo failed (and in version 1).
+    package var width: Int?
+    package var height: Int?
+    package var placeholder: Placeholder?
+    package var hasTransparency: Bool?
+    /// Only when the site shows camera details (`exif: true`): a manifest is published with the
+    /// site, and must not say more than its pages do.
+    package var camera: CameraDetails?
 
     package init(
         id: String,
@@ -60,7 +70,19 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
         self.error = error
     }
 
+    /// The thumbnail set this record describes, when it describes a whole one: a size, a
+    /// placeholder, and a hash for every rendition. Paths stay as published (`images/<name>`).
+    package var image: ProcessedImage? {
+        guard let width, let height, let placeholder, let hasTransparency, !renditions.isEmpty,
+            renditions.allSatisfy({ $0.sha256 != nil })
+        else { return nil }
+        return ProcessedImage(
+            width: width, height: height, renditions: renditions, placeholder: placeholder,
+            hasTransparency: hasTransparency, camera: camera)
+    }
+
     package enum CodingKeys: String, CodingKey {
-        case id, source, sha256, validators, renditions, error
+        case id, source, sha256, validators, renditions, error, width, height, placeholder, camera
+        case hasTransparency = "transparent"
     }
 }

@@ -52,6 +52,9 @@ package struct Original: Sendable, Hashable {
         case stale
         /// `--offline`: taken from the cache without asking.
         case offline
+        /// Confirmed unchanged (304) against the validators a published site's manifest recorded
+        /// (`seed:`): the hash is known, the bytes were not fetched, and `file` may not exist.
+        case seeded
     }
 }
 
@@ -70,5 +73,17 @@ package struct Validators: Sendable, Hashable, Codable {
     package enum CodingKeys: String, CodingKey {
         case etag
         case lastModified = "last_modified"
+    }
+}
+
+/// What a published site's manifest says of an original: its hash, and the validators its server
+/// sent. A server that answers 304 to those validators vouches that the bytes are still these.
+package struct KnownOriginal: Sendable, Hashable {
+    package var sha256: String
+    package var validators: Validators
+
+    package init(sha256: String, validators: Validators) {
+        self.sha256 = sha256
+        self.validators = validators
     }
 }

@@ -8,13 +8,17 @@ package struct Rendition: Sendable, Hashable, Codable {
     /// Path relative to the output folder, e.g. `images/0123456789abcdef-480.webp`.
     package var path: String
     package var byteCount: Int64
+    /// Lower-case hex SHA-256 of the file: what a build seeded from a published site checks each
+    /// thumbnail against. Nil in a record written before it was kept.
+    package var sha256: String?
 
-    package init(format: ImageFormat, width: Int, height: Int, path: String, byteCount: Int64) {
+    package init(format: ImageFormat, width: Int, height: Int, path: String, byteCount: Int64, sha256: String? = nil) {
         self.format = format
         self.width = width
         self.height = height
         self.path = path
         self.byteCount = byteCount
+        self.sha256 = sha256
     }
 
     /// The file's name: the last component of ``path``.
@@ -24,7 +28,7 @@ package struct Rendition: Sendable, Hashable, Codable {
     }
 
     package enum CodingKeys: String, CodingKey {
-        case format, width, height, path
+        case format, width, height, path, sha256
         case byteCount = "bytes"
     }
 }

@@ -35,6 +35,9 @@ package struct SiteConfig: Sendable, Equatable {
     /// `.nojekyll` and `_headers` for GitHub Pages, Netlify and Cloudflare Pages; `host_files: false`
     /// leaves them out.
     package var hostFiles = true
+    /// The published site a build with an empty cache starts warm from (`seed:`), ending in `/`
+    /// or not; nil: none.
+    package var seed: String?
 
     package init(
         title: String,

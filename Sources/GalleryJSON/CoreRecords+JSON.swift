@@ -27,6 +27,32 @@ extension ManifestPhoto {
             renditions: try json.objects(CodingKeys.renditions.stringValue, Rendition.init(json:)),
             error: try json.optionalString(CodingKeys.error.stringValue)
         )
+        width = try json.optionalInt(CodingKeys.width.stringValue)
+        height = try json.optionalInt(CodingKeys.height.stringValue)
+        placeholder = try json.optionalObject(CodingKeys.placeholder.stringValue).map(Placeholder.init(json:))
+        hasTransparency = try json.optionalBool(CodingKeys.hasTransparency.stringValue)
+        camera = try json.optionalObject(CodingKeys.camera.stringValue).map(CameraDetails.init(json:))
+    }
+}
+
+extension Placeholder {
+    package init(json: JSONFields) throws(JSONFields.Mismatch) {
+        self.init(
+            color: try json.string(CodingKeys.color.stringValue),
+            dataURI: try json.string(CodingKeys.dataURI.stringValue))
+    }
+}
+
+extension CameraDetails {
+    package init(json fields: JSONFields) throws(JSONFields.Mismatch) {
+        self.init(
+            camera: try fields.optionalString(CodingKeys.camera.stringValue),
+            lens: try fields.optionalString(CodingKeys.lens.stringValue),
+            focalLength: try fields.optionalString(CodingKeys.focalLength.stringValue),
+            aperture: try fields.optionalString(CodingKeys.aperture.stringValue),
+            exposure: try fields.optionalString(CodingKeys.exposure.stringValue),
+            iso: try fields.optionalString(CodingKeys.iso.stringValue),
+            taken: try fields.optionalString(CodingKeys.taken.stringValue))
     }
 }
 
@@ -46,7 +72,8 @@ extension Rendition {
             width: try json.int(CodingKeys.width.stringValue),
             height: try json.int(CodingKeys.height.stringValue),
             path: try json.string(CodingKeys.path.stringValue),
-            byteCount: try json.int64(CodingKeys.byteCount.stringValue)
+            byteCount: try json.int64(CodingKeys.byteCount.stringValue),
+            sha256: try json.optionalString(CodingKeys.sha256.stringValue)
         )
     }
 }
@@ -58,23 +85,10 @@ extension ProcessedImage {
             width: try json.int(CodingKeys.width.stringValue),
             height: try json.int(CodingKeys.height.stringValue),
             renditions: try json.objects(CodingKeys.renditions.stringValue, Rendition.init(json:)),
-            placeholder: Placeholder(
-                color: try placeholder.string(Placeholder.CodingKeys.color.stringValue),
-                dataURI: try placeholder.string(Placeholder.CodingKeys.dataURI.stringValue)
-            ),
+            placeholder: try Placeholder(json: placeholder),
             // Required: a record written before it was measured is read as a miss and made again.
             hasTransparency: try json.bool(CodingKeys.hasTransparency.stringValue),
-            camera: try json.optionalObject(CodingKeys.camera.stringValue).map { fields throws(JSONFields.Mismatch) in
-                typealias Keys = CameraDetails.CodingKeys
-                return CameraDetails(
-                    camera: try fields.optionalString(Keys.camera.stringValue),
-                    lens: try fields.optionalString(Keys.lens.stringValue),
-                    focalLength: try fields.optionalString(Keys.focalLength.stringValue),
-                    aperture: try fields.optionalString(Keys.aperture.stringValue),
-                    exposure: try fields.optionalString(Keys.exposure.stringValue),
-                    iso: try fields.optionalString(Keys.iso.stringValue),
-                    taken: try fields.optionalString(Keys.taken.stringValue))
-            }
+            camera: try json.optionalObject(CodingKeys.camera.stringValue).map(CameraDetails.init(json:))
         )
     }
 

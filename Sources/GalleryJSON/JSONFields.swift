@@ -67,12 +67,23 @@ package struct JSONFields {
         try required(key, "an integer") { Self.number($0).flatMap { Int(exactly: $0) } }
     }
 
+    package func optionalInt(_ key: String) throws(Mismatch) -> Int? {
+        try optional(key, "an integer") { Self.number($0).flatMap { Int(exactly: $0) } }
+    }
+
     package func int64(_ key: String) throws(Mismatch) -> Int64 {
         try required(key, "an integer") { Self.number($0).flatMap { Int64(exactly: $0) } }
     }
 
     package func bool(_ key: String) throws(Mismatch) -> Bool {
         try required(key, "true or false") { value in
+            if case .bool(let flag) = value { return flag }
+            return nil
+        }
+    }
+
+    package func optionalBool(_ key: String) throws(Mismatch) -> Bool? {
+        try optional(key, "true or false") { value in
             if case .bool(let flag) = value { return flag }
             return nil
         }

@@ -27,11 +27,24 @@ package final class ImageLoader: OriginalLoading {
     }
 
     package func original(for source: CanonicalURL) async throws -> Original {
+        try await load(source, known: nil)
+    }
+
+    package func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?)
+        async throws -> Original
+    {
+        try await load(source, known: known)
+    }
+
+    private func load(_ source: CanonicalURL, known: (@Sendable () async -> KnownOriginal?)?) async throws
+        -> Original
+    {
         try await coalescer.value(for: source) { [local, remote] in
             if source.isFile { return try local.original(for: source) }
             guard let remote else {
                 throw LoadingError(.unsupportedScheme, url: source.description, "this build cannot load http(s) URLs")
             }
+            if let known { return try await remote.original(for: source, known: known) }
             return try await remote.original(for: source)
         }
     }

@@ -16,4 +16,19 @@ package protocol OriginalLoading: Sendable {
     /// Loads `damaged.source` anew, whole, after the cached bytes of `damaged` turned out not to
     /// hash to its SHA-256 any more (damaged on disk between builds); the damaged copy is dropped.
     func freshCopy(of damaged: Original) async throws -> Original
+
+    /// Like ``original(for:)``, but when the cache has no copy of `source` and `known` (asked
+    /// only then) knows the bytes, first asks the server whether they are still those (a
+    /// conditional request with `known`'s validators): a 304 gives an original of origin
+    /// `.seeded`, without its bytes.
+    func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?) async throws
+        -> Original
+}
+
+extension OriginalLoading {
+    package func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?)
+        async throws -> Original
+    {
+        try await original(for: source)
+    }
 }

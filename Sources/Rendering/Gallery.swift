@@ -36,11 +36,15 @@ package struct GalleryItem: Sendable {
     package var photo: Photo
     package var image: ProcessedImage?
     package var failure: String?
+    /// The photo's source as the site names it: a local file relative to the site folder, so
+    /// that a photo page's address does not depend on where the site is checked out.
+    package var sourceName: String
 
-    package init(photo: Photo, image: ProcessedImage?, failure: String? = nil) {
+    package init(photo: Photo, image: ProcessedImage?, failure: String? = nil, sourceName: String? = nil) {
         self.photo = photo
         self.image = image
         self.failure = failure
+        self.sourceName = sourceName ?? photo.source.absoluteString
     }
 }
 

@@ -17,7 +17,7 @@ enum PhotoSlugs {
         var result: [Int: String] = [:]
         var used: Set<String> = []
         for item in items where item.image != nil {
-            let base = slug(of: item.photo)
+            let base = slug(of: item.photo, sourceName: item.sourceName)
             var slug = base
             var suffix = 2
             while !used.insert(slug).inserted {
@@ -29,14 +29,14 @@ enum PhotoSlugs {
         return result
     }
 
-    static func slug(of photo: Photo) -> String {
+    static func slug(of photo: Photo, sourceName: String? = nil) -> String {
         let titlePart = shortened(PagePlan.slugify(photo.title, empty: ""))
         let key: String
         let idSlug = PagePlan.slugify(withoutImageExtension(photo.id), empty: "")
         if photo.hasFeedID, !idSlug.isEmpty, idSlug.count <= keyLength {
             key = idSlug
         } else {
-            key = hexHash(photo.hasFeedID ? photo.id : photo.source.absoluteString)
+            key = hexHash(photo.hasFeedID ? photo.id : sourceName ?? photo.source.absoluteString)
         }
         if titlePart.isEmpty { return "photo-\(key)" }
         // A folder feed's id is the file's name: `dune.jpg` under the title `dune`.

@@ -32,6 +32,13 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(name: .customLong("per-host"), help: "Requests in flight at once to one host (overrides per_host).")
     var perHost: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Start warm from the published site at this URL (overrides gallery.yml's seed).",
+            discussion: "Photos unchanged at their source take their thumbnails from it, verified by hash.",
+            valueName: "url"))
+    var seed: String?
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
@@ -45,6 +52,9 @@ struct BuildCommand: AsyncParsableCommand {
             throw ValidationError("--concurrency must be between 1 and 256")
         }
         if let perHost, !(1...256).contains(perHost) { throw ValidationError("--per-host must be between 1 and 256") }
+        if let seed, URL(string: seed).map({ ["http", "https"].contains($0.scheme?.lowercased() ?? "") }) != true {
+            throw ValidationError("--seed must be an http or https URL (the published site), got \"\(seed)\"")
+        }
     }
 
     func run() async throws {
@@ -56,14 +66,22 @@ struct BuildCommand: AsyncParsableCommand {
             refresh: refresh,
             offline: offline,
             concurrency: concurrency,
-            perHost: perHost
+            perHost: perHost,
+            seed: seed
         )
         let builder = SiteBuilder(siteDirectory: site, options: options, events: { console.handle($0) })
         let outcome = await SignalTrap.run { () async throws(BuildError) in try await builder.build() }
         switch outcome {
         case .success(let result):
             console.finish()
-            if let report { try writeReport(result.report, to: report, console: console) }
+            if let report {
+                var written = result.report
+                if let reason = result.failure(strict: strict) {
+                    written.exitCode = Int(ExitStatus.failed.rawValue)
+                    written.error = reason
+                }
+                try writeReport(written, to: report, console: console)
+            }
             console.report(result.report)
             console.summarize(result.report, error: result.failure(strict: strict))
             console.say(result.report.summary)
@@ -80,7 +98,15 @@ struct BuildCommand: AsyncParsableCommand {
                 console.error(error.description)
             }
             console.summarize(nil, error: error.description)
-            throw ExitStatus.code(for: error)
+            let status = ExitStatus.code(for: error)
+            if let report {
+                // A failed build has a report too: CI reads why, and the counts are all zero.
+                var written = BuildReport()
+                written.exitCode = Int(status.rawValue)
+                written.error = error.code == .interrupted ? "interrupted" : error.description
+                try writeReport(written, to: report, console: console)
+            }
+            throw status
         }
     }
 

@@ -101,6 +101,8 @@ import Testing
         #expect(usage.status == 2, "usage errors exit 2, not ArgumentParser's 64")
         let missing = try CommandRun.gallerygen(["build", site.folder.file("no-site").path])
         #expect(missing.status == 2 && missing.standardError.contains("no gallery.yml"))
+        let seed = try CommandRun.gallerygen(["build", site.url.path, "--seed", "public/"])
+        #expect(seed.status == 2 && seed.standardError.contains("--seed must be an http or https URL"))
     }
 
     // MARK: What a user sees of failures and warnings (issue 10)

@@ -36,6 +36,7 @@ import Testing
             allow_html: true
             exif: true
             grid: square
+            seed: https://photos.example.org/
             """
         )
         #expect(config.title == "Trips")
@@ -53,6 +54,7 @@ import Testing
         #expect(config.templates == "theme" && config.baseURL == "https://photos.example.org/")
         #expect(config.maxFailures == 3 && config.allowRawHTML)
         #expect(config.showsCameraDetails && config.grid == .square)
+        #expect(config.seed == "https://photos.example.org/")
     }
 
     @Test func fillsTheDefaults() throws {
@@ -85,6 +87,7 @@ import Testing
         ("title: T\nfeed: f.json\ngrid: masonry\n", "gallery.yml:3:7: unknown grid \"masonry\"; use justified"),
         ("title: T\nfeed: f.json\nexif: sometimes\n", "gallery.yml:3:7: `exif` must be true or false"),
         ("feed: f.json\n", "gallery.yml:1:1: missing `title:`"),
+        ("title: T\nfeed: f.json\nseed: public/\n", "gallery.yml:3:7: `seed` must be an http or https URL"),
         ("title: T\nfeed: [a\n", "gallery.yml:3:1: invalid YAML"),
         (
             "title: T\nfeed: f.json\ntitle: again\n",

@@ -7,7 +7,7 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "grid", "host_files",
+        "exif", "grid", "host_files", "seed",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = ["items", "image", "title", "album", "id", "link", "date"]
@@ -68,6 +68,7 @@ struct ConfigReader {
             try top["exif"].map { node throws(ConfigError) in try bool(node, key: "exif") } ?? false
         config.hostFiles =
             try top["host_files"].map { node throws(ConfigError) in try bool(node, key: "host_files") } ?? true
+        config.seed = try top["seed"].map { node throws(ConfigError) in try webURL(node, key: "seed") }
         if let node = top["grid"] {
             let text = try string(node, key: "grid")
             guard let grid = GridStyle(rawValue: text) else {

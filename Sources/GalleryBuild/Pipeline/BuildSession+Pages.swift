@@ -21,7 +21,9 @@ extension BuildSession {
         }
         let items = feed.photos.map { photo in
             let outcome = outcomes[photo.index]
-            return GalleryItem(photo: photo, image: outcome?.image.map(publicImage), failure: outcome?.failureMessage)
+            return GalleryItem(
+                photo: photo, image: outcome?.image.map(publicImage), failure: outcome?.failureMessage,
+                sourceName: displayName(of: photo.source))
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
         do {
@@ -51,18 +53,24 @@ extension BuildSession {
                     )
                 )
             }
-            manifestPhotos.append(
-                ManifestPhoto(
-                    id: photo.id,
-                    source: displayName(of: photo.source),
-                    sha256: outcome?.original?.sha256,
-                    validators: outcome?.original.map(\.validators).flatMap {
-                        $0.etag == nil && $0.lastModified == nil ? nil : $0
-                    },
-                    renditions: image.map(publicImage)?.renditions ?? [],
-                    error: outcome?.failureMessage
-                )
+            var record = ManifestPhoto(
+                id: photo.id,
+                source: displayName(of: photo.source),
+                sha256: outcome?.original?.sha256,
+                validators: outcome?.original.map(\.validators).flatMap {
+                    $0.etag == nil && $0.lastModified == nil ? nil : $0
+                },
+                renditions: image.map(publicImage)?.renditions ?? [],
+                error: outcome?.failureMessage
             )
+            if let image {
+                record.width = image.width
+                record.height = image.height
+                record.placeholder = image.placeholder
+                record.hasTransparency = image.hasTransparency
+                if config.showsCameraDetails { record.camera = image.camera }
+            }
+            manifestPhotos.append(record)
         }
         let manifest = Manifest(photos: manifestPhotos, files: files.map(\.path).sorted())
         do {

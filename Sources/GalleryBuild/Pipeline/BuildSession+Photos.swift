@@ -60,6 +60,13 @@ extension BuildSession {
             events(.finished(stage, seconds: seconds))
         }
         tally(outcomes, photos: photos, into: &report)
+        if let seed {
+            report.counts.seeded = seed.adopted
+            for warning in seed.warnings {
+                report.warnings.append(warning)
+                events(.warning(warning))
+            }
+        }
         report.counts.urls = Set(sources.compactMap { $0 }).count
         return outcomes
     }
@@ -80,6 +87,9 @@ extension BuildSession {
         do {
             if let known {
                 original = known
+            } else if let seed, !source.isFile {
+                let published = displayName(of: photo.source)
+                original = try await loader.original(for: source) { await seed.known(source: published) }
             } else {
                 original = try await loader.original(for: source)
             }
@@ -151,7 +161,7 @@ extension BuildSession {
                 switch original.origin {
                 case .local: report.counts.local += 1
                 case .downloaded: report.counts.downloaded += 1
-                case .revalidated: report.counts.notModified += 1
+                case .revalidated, .seeded: report.counts.notModified += 1
                 case .fresh, .offline: report.counts.fresh += 1
                 case .stale: report.counts.stale += 1
                 }

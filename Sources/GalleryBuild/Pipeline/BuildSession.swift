@@ -19,6 +19,8 @@ struct BuildSession: Sendable {
     let http: HTTPLoader
     let cache: DiskCache
     let renditions: RenditionStore
+    /// The published site to start warm from; never with --offline.
+    let seed: SiteSeed?
     let renderer: SiteRenderer
     let supersede: (@Sendable () async -> Void)?
     /// A build alone in its process waits, when interrupted, for what it started (transfers
@@ -55,6 +57,10 @@ struct BuildSession: Sendable {
         self.cache = environment.cache
         self.http = environment.http
         self.loader = environment.loader
+        let perHost = options.perHost ?? config.perHost
+        self.seed = (options.offline ? nil : options.seed ?? config.seed).flatMap(URL.init(string:)).map {
+            SiteSeed(base: $0, client: resources.client, concurrency: perHost)
+        }
         do {
             let processor = try ImageProcessor(
                 configuration: ImageProcessor.Configuration(
@@ -74,7 +80,8 @@ struct BuildSession: Sendable {
                 widths: config.images.widths,
                 formats: config.images.formats,
                 quality: config.images.quality,
-                effort: config.images.effort
+                effort: config.images.effort,
+                seed: seed
             )
         } catch {
             throw BuildError(.imaging, underlying: error)

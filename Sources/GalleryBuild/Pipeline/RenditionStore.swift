@@ -19,6 +19,8 @@ final class RenditionStore: Sendable {
     /// Sets found in the cache by this build, by key.
     private let known = Mutex<[String: ProcessedImage]>([:])
     private let cache: DiskCache
+    /// The published site to take sets from before making them (`seed:`).
+    private let seed: SiteSeed?
 
     struct Outcome: Sendable {
         var image: ProcessedImage
@@ -33,9 +35,10 @@ final class RenditionStore: Sendable {
 
     init(
         cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
-        quality: Int, effort: Int
+        quality: Int, effort: Int, seed: SiteSeed? = nil
     ) {
         self.cache = cache
+        self.seed = seed
         self.directory = cache.renditions
         self.processor = processor
         self.pool = pool
@@ -65,39 +68,66 @@ final class RenditionStore: Sendable {
         let key = usedSetKey(of: original)
         return try await inFlight.value(for: key) { [self] in
             if let cached = cachedOutcome(key: key) { return cached }
+            if let seeded = await seededOutcome(of: original, key: key) { return seeded }
             var original = original
             var setKey = key
-            if original.origin != .downloaded && original.origin != .local {
+            let needsFreshCopy: Bool
+            switch original.origin {
+            case .downloaded, .local:
+                needsFreshCopy = false
+            case .seeded:
+                // Known by its hash alone, and the seed had no usable thumbnails: fetch the bytes.
+                needsFreshCopy = true
+            case .revalidated, .fresh, .stale, .offline:
                 let file = original.file
                 let actual = try await pool.run { try FileDigest.sha256(of: file).hex }
-                if actual != original.sha256 {
-                    let damaged = original.sha256
-                    original = try await freshCopy(original)
-                    if original.sha256 != damaged {
-                        // The source changed since it was cached: other bytes, another set.
-                        setKey = usedSetKey(of: original)
-                        if var outcome = cachedOutcome(key: setKey) {
-                            outcome.original = original
-                            return outcome
-                        }
+                needsFreshCopy = actual != original.sha256
+            }
+            if needsFreshCopy {
+                let expected = original.sha256
+                original = try await freshCopy(original)
+                if original.sha256 != expected {
+                    // The source changed since it was cached or published: other bytes, another set.
+                    setKey = usedSetKey(of: original)
+                    if var outcome = cachedOutcome(key: setKey) {
+                        outcome.original = original
+                        return outcome
                     }
                 }
             }
-            var stems: [ImageFormat: String] = [:]
-            for format in recipe.formats {
-                stems[format] = String(
-                    sha256Hex(of: recipe.fileKeyMaterial(originalSHA256: original.sha256, format: format)).prefix(16))
-            }
+            let stems = stems(of: original.sha256)
             let file = original.file
             let directory = directory
             let (image, warnings) = try await pool.run { [processor, stems] in
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                return try processor.process(file, named: "the image", stems: stems, into: directory)
+                let (image, warnings) = try processor.process(file, named: "the image", stems: stems, into: directory)
+                return (try Self.hashed(image, in: directory), warnings)
             }
             // The record is written after the files it names.
             try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: setKey))
             return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
         }
+    }
+
+    /// The file names' stems of the set of `originalSHA256` (one per format).
+    private func stems(of originalSHA256: String) -> [ImageFormat: String] {
+        var stems: [ImageFormat: String] = [:]
+        for format in recipe.formats {
+            stems[format] = String(
+                sha256Hex(of: recipe.fileKeyMaterial(originalSHA256: originalSHA256, format: format)).prefix(16))
+        }
+        return stems
+    }
+
+    /// The set taken from the published site (`seed:`), verified, recorded as if made here.
+    private func seededOutcome(of original: Original, key: String) async -> Outcome? {
+        guard let seed,
+            let image = await seed.image(
+                originalSHA256: original.sha256, stems: stems(of: original.sha256), into: directory),
+            (try? AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))) != nil
+        else { return nil }
+        known.withLock { $0[key] = image }
+        return Outcome(image: image, original: original, wasProcessed: false)
     }
 
     /// Waits for encodes under way (libvips cannot be interrupted), so that none is cut short.
@@ -137,12 +167,29 @@ final class RenditionStore: Sendable {
     }
 
     /// A record whose every file is present with its recorded size; anything less is a miss.
+    /// A record from before renditions were hashed gets its hashes once, from its files.
     private func cachedImage(key: String) -> ProcessedImage? {
         guard let data = FileManager.default.contents(atPath: recordURL(key: key).path),
-            let image = try? ProcessedImage.decode(data)
+            var image = try? ProcessedImage.decode(data)
         else { return nil }
         for rendition in image.renditions {
             guard FileStatus(file(of: rendition))?.size == rendition.byteCount else { return nil }
+        }
+        if image.renditions.contains(where: { $0.sha256 == nil }) {
+            guard let hashed = try? Self.hashed(image, in: directory),
+                (try? AtomicFile.write(try JSONEncoder().encode(hashed), to: recordURL(key: key))) != nil
+            else { return nil }
+            image = hashed
+        }
+        return image
+    }
+
+    /// `image` with the SHA-256 of each rendition's file, read from `directory`.
+    private static func hashed(_ image: ProcessedImage, in directory: URL) throws -> ProcessedImage {
+        var image = image
+        for index in image.renditions.indices {
+            let file = directory.appendingPathComponent(image.renditions[index].fileName)
+            image.renditions[index].sha256 = try FileDigest.sha256(of: file).hex
         }
         return image
     }

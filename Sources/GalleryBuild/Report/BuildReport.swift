@@ -25,6 +25,8 @@ package struct BuildReport: Sendable, Codable, Equatable {
         package var failed = 0
         /// Originals decoded and encoded by this build (the rest came from the rendition cache).
         package var processed = 0
+        /// Thumbnail sets taken, verified, from the published site (`seed:`) instead of made.
+        package var seeded = 0
         /// Body bytes received over HTTP.
         package var bytesTransferred: Int64 = 0
         /// Files of the output written or replaced by this build; unchanged ones are left alone.
@@ -35,7 +37,7 @@ package struct BuildReport: Sendable, Codable, Equatable {
         package var filesRemoved = 0
 
         enum CodingKeys: String, CodingKey {
-            case photos, skipped, urls, requests, downloaded, fresh, stale, local, failed, processed
+            case photos, skipped, urls, requests, downloaded, fresh, stale, local, failed, processed, seeded
             case notModified = "not_modified"
             case bytesTransferred = "bytes_transferred"
             case filesWritten = "files_written"
@@ -117,8 +119,17 @@ package struct BuildReport: Sendable, Codable, Equatable {
     package var failures: [Failure] = []
     package var warnings: [String] = []
     package var output: String = ""
+    /// The exit code of the build: 0 built, 1 failed, 2 configuration or usage, 130 interrupted.
+    package var exitCode = 0
+    /// Why the build failed (exit code not 0); nil when it did not.
+    package var error: String?
 
     package init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case counts, seconds, failures, warnings, output, error
+        case exitCode = "exit_code"
+    }
 
     /// One line for the end of a build.
     package var summary: String {
@@ -130,6 +141,7 @@ package struct BuildReport: Sendable, Codable, Equatable {
         if counts.stale > 0 { parts.append("\(counts.stale) stale") }
         parts.append("\(Self.formatBytes(counts.bytesTransferred)) transferred")
         parts.append("\(counts.processed) encoded")
+        if counts.seeded > 0 { parts.append("\(counts.seeded) from the seed") }
         parts.append("\(counts.filesWritten) files written")
         return parts.joined(separator: ", ") + String(format: " in %.2fs", seconds["total"] ?? 0)
     }

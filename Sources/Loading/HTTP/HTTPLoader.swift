@@ -106,8 +106,34 @@ package final class HTTPLoader: OriginalLoading {
         return use(record, blob: blob, origin: origin, at: now, source: source)
     }
 
+    package func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?)
+        async throws -> Original
+    {
+        let key = source.description
+        // A copy in the cache decides as usual, and --offline asks nobody.
+        guard !configuration.offline, cache.record(for: key) == nil, let known = await known(),
+            known.validators.etag != nil || known.validators.lastModified != nil
+        else { return try await load(source, expectsImage: true) }
+        let validators = known.validators
+        let now = Date().timeIntervalSince1970
+        let published = CacheRecord(
+            url: key, finalURL: key, status: 200, etag: validators.etag, lastModified: validators.lastModified,
+            sha256: known.sha256, size: 0, blobModified: 0, responseTime: now, fetchedAt: now, validatedAt: now,
+            lastUsed: now)
+        switch try await fetch(source, revalidating: published, expectsImage: true) {
+        case .notModified:
+            // The blob of these bytes may be in the cache under another URL; usually it is not.
+            return Original(
+                source: source, file: cache.blobURL(for: known.sha256), sha256: known.sha256, byteCount: 0,
+                validators: validators, origin: .seeded)
+        case .downloaded(let original):
+            return original
+        }
+    }
+
     package func freshCopy(of damaged: Original) async throws -> Original {
-        cache.discardBlob(damaged.sha256)
+        // A seeded original's bytes were never here; a blob of that hash belongs to another URL.
+        if damaged.origin != .seeded { cache.discardBlob(damaged.sha256) }
         if configuration.offline {
             throw LoadingError(
                 .offlineMiss, url: damaged.source.description,

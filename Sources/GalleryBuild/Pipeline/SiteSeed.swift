@@ -1,0 +1,213 @@
+import AsyncHTTPClient
+import Foundation
+import GalleryConcurrency
+import GalleryCore
+import GalleryJSON
+import Loading
+import NIOCore
+import Synchronization
+
+/// The published site a build starts warm from (`seed:` in gallery.yml, `--seed URL`): its
+/// `gallery-manifest.json` says which original each photo had (hash and validators) and which
+/// thumbnails were made of it (each with its hash). A build with nothing in its cache asks the
+/// photo's server whether the original is still the same (a conditional request, answered 304)
+/// and takes the thumbnails from the live site instead of downloading and encoding the original.
+///
+/// Nothing from the seed is used without its hash matching the manifest, and nothing from it is
+/// needed: a seed that cannot be read, or a thumbnail that does not match, costs the time of
+/// making it here and a warning. The manifest is read only when a build first needs it, so a
+/// warm cache never asks the seed anything.
+final class SiteSeed: Sendable {
+    /// The site's address, ending in `/`.
+    let base: URL
+    private let client: HTTPClient
+    private let requests: AsyncSemaphore
+    private let index = Mutex<Task<Index?, Never>?>(nil)
+    private let tally = Mutex(Tally())
+    /// The largest manifest read (a million photos' records fit in well under this).
+    static let maxManifestBytes = 1 << 30
+    /// The largest thumbnail read.
+    static let maxFileBytes = 50_000_000
+
+    /// What the manifest says, by the photo's source and by its original's hash.
+    struct Index: Sendable {
+        var bySource: [String: KnownOriginal] = [:]
+        var bySHA256: [String: ProcessedImage] = [:]
+    }
+
+    private struct Tally {
+        var adopted = 0
+        var unreadable: String?
+        var rejected: [String: Int] = [:]
+        var example: [String: String] = [:]
+    }
+
+    init(base: URL, client: HTTPClient, concurrency: Int) {
+        self.base = base.absoluteString.hasSuffix("/") ? base : base.appendingPathComponent("")
+        self.client = client
+        self.requests = AsyncSemaphore(permits: max(1, concurrency))
+    }
+
+    /// What the published site knew of the original at `source` (as the manifest names it).
+    func known(source: String) async -> KnownOriginal? {
+        await loadedIndex()?.bySource[source]
+    }
+
+    /// The thumbnail set of the original with this hash, fetched from the published site and
+    /// verified, its files written into `directory`; nil when the seed does not have it, it was
+    /// made with another recipe (other names), or any file does not match its hash.
+    func image(originalSHA256: String, stems: [ImageFormat: String], into directory: URL) async -> ProcessedImage? {
+        guard let published = await loadedIndex()?.bySHA256[originalSHA256] else { return nil }
+        // The names encode the recipe (widths, formats, quality, effort, encoder version): a set
+        // made with another one has other names, and is of no use.
+        for rendition in published.renditions {
+            guard let stem = stems[rendition.format], rendition.fileName.hasPrefix(stem + "-") else { return nil }
+        }
+        guard Set(published.renditions.map(\.format)) == Set(stems.keys) else { return nil }
+        var image = published
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for index in image.renditions.indices {
+                let rendition = image.renditions[index]
+                let data = try await fetch(rendition.path, limit: Self.maxFileBytes)
+                guard Int64(data.count) == rendition.byteCount else {
+                    throw Rejection(
+                        "truncated or padded", "\(rendition.path): \(data.count) bytes, not \(rendition.byteCount)")
+                }
+                guard sha256Hex(of: data) == rendition.sha256 else {
+                    throw Rejection("did not match its recorded hash", rendition.path)
+                }
+                try AtomicFile.write(data, to: directory.appendingPathComponent(rendition.fileName))
+                image.renditions[index].path = rendition.fileName
+            }
+        } catch let rejection as Rejection {
+            note(rejection.kind, example: rejection.detail)
+            return nil
+        } catch {
+            note("could not be fetched", example: "\(error)")
+            return nil
+        }
+        tally.withLock { $0.adopted += 1 }
+        return image
+    }
+
+    /// Thumbnail sets taken from the seed so far.
+    var adopted: Int { tally.withLock { $0.adopted } }
+
+    /// What went wrong with the seed, in a few lines for the report.
+    var warnings: [String] {
+        tally.withLock { tally in
+            var lines: [String] = []
+            if let unreadable = tally.unreadable { lines.append(unreadable) }
+            for (kind, count) in tally.rejected.sorted(by: { $0.key < $1.key }) {
+                let what = count == 1 ? "1 thumbnail set" : "\(count) thumbnail sets"
+                lines.append(
+                    "seed \(base.absoluteString): \(what) \(kind) (e.g. \(tally.example[kind] ?? "")); made here instead"
+                )
+            }
+            return lines
+        }
+    }
+
+    // MARK: Reading the published site
+
+    private struct Rejection: Error {
+        var kind: String
+        var detail: String
+
+        init(_ kind: String, _ detail: String) {
+            self.kind = kind
+            self.detail = detail
+        }
+    }
+
+    private func note(_ kind: String, example: String) {
+        tally.withLock { tally in
+            tally.rejected[kind, default: 0] += 1
+            if tally.example[kind] == nil { tally.example[kind] = example }
+        }
+    }
+
+    private func loadedIndex() async -> Index? {
+        let task = index.withLock { task in
+            if let task { return task }
+            let made = Task { await self.readIndex() }
+            task = made
+            return made
+        }
+        return await task.value
+    }
+
+    private func readIndex() async -> Index? {
+        let name = Manifest.fileName
+        do {
+            let data = try await fetch(name, limit: Self.maxManifestBytes)
+            let manifest: Manifest
+            do {
+                manifest = try Manifest.decode(data)
+            } catch {
+                throw Rejection("", "\(name) is not a gallerygen manifest (\(error))")
+            }
+            return Self.index(of: manifest)
+        } catch {
+            let reason = (error as? Rejection)?.detail ?? "cannot read \(name): \(error)"
+            tally.withLock {
+                $0.unreadable = "seed \(base.absoluteString): \(reason); every photo is loaded and made here"
+            }
+            return nil
+        }
+    }
+
+    /// The usable records: a photo with its original's hash and validators, and whole thumbnail
+    /// sets whose placeholder and size are well-formed (they go into pages unchecked otherwise).
+    static func index(of manifest: Manifest) -> Index {
+        var index = Index()
+        for photo in manifest.photos where photo.error == nil {
+            guard let sha256 = photo.sha256, isHex(sha256, length: 64) else { continue }
+            if let validators = photo.validators {
+                index.bySource[photo.source] = KnownOriginal(sha256: sha256, validators: validators)
+            }
+            if index.bySHA256[sha256] == nil, let image = photo.image, isWellFormed(image) {
+                index.bySHA256[sha256] = image
+            }
+        }
+        return index
+    }
+
+    private static func isWellFormed(_ image: ProcessedImage) -> Bool {
+        let color = image.placeholder.color
+        let uri = image.placeholder.dataURI
+        guard (1...1_000_000).contains(image.width), (1...1_000_000).contains(image.height),
+            color.count == 7, color.hasPrefix("#"), isHex(String(color.dropFirst()), length: 6),
+            uri.hasPrefix("data:image/webp;base64,"),
+            uri.dropFirst("data:image/webp;base64,".count).allSatisfy({
+                $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0))
+            })
+        else { return false }
+        return image.renditions.allSatisfy { rendition in
+            rendition.path == "images/" + rendition.fileName && !rendition.fileName.contains("..")
+                && (1...100_000).contains(rendition.width) && (1...100_000).contains(rendition.height)
+                && rendition.byteCount > 0 && rendition.sha256.map { isHex($0, length: 64) } == true
+        }
+    }
+
+    private static func isHex(_ text: String, length: Int) -> Bool {
+        text.utf8.count == length && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// GET of a file of the published site, whole, or an error naming it.
+    private func fetch(_ path: String, limit: Int) async throws -> Data {
+        guard let url = URL(string: path, relativeTo: base)?.absoluteURL else {
+            throw Rejection("could not be fetched", "\(path): not a path")
+        }
+        return try await requests.withPermit { [client] in
+            let request = HTTPClientRequest(url: url.absoluteString)
+            let response = try await client.execute(request, timeout: .seconds(60))
+            guard response.status == .ok else {
+                throw Rejection("could not be fetched", "\(url.absoluteString): HTTP \(response.status.code)")
+            }
+            let body = try await response.body.collect(upTo: limit)
+            return Data(body.readableBytesView)
+        }
+    }
+}
