@@ -113,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["GalleryCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["GalleryBuild", "GalleryCore", "TestSupport"]),
         .testTarget(
             name: "PreviewTests",
             dependencies: [

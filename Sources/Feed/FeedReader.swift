@@ -56,6 +56,14 @@ package struct FeedReader: Sendable {
         return FeedDocument(title: title, photos: photos, skipped: skipped)
     }
 
+    /// The name of the shape `data` would be read as (`JSON Feed`, `list`), for `gallerygen init`.
+    package func shapeName(of data: Data, name: String) throws(FeedError) -> String {
+        guard let root = try? JSONParser.parse([UInt8](data)) else {
+            throw FeedError(.invalidJSON, "\(name): not JSON")
+        }
+        return try shape(of: root, name: name).name
+    }
+
     /// The shape to read `root` as: the configured one, or the one detected.
     private func shape(of root: JSONValue, name: String) throws(FeedError) -> FeedShape {
         if let fields = configuration.fields { return .mapped(fields) }

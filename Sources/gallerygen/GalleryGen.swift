@@ -12,7 +12,7 @@ struct GalleryGen: AsyncParsableCommand {
             2 configuration or usage error; 130 interrupted.
             """,
         version: "0.1.0",
-        subcommands: [BuildCommand.self, ServeCommand.self, CacheCommand.self],
+        subcommands: [BuildCommand.self, ServeCommand.self, CacheCommand.self, InitCommand.self],
         defaultSubcommand: BuildCommand.self
     )
 

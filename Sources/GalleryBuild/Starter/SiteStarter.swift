@@ -1,0 +1,249 @@
+import AsyncHTTPClient
+import Feed
+import Foundation
+import GalleryCore
+
+/// `gallerygen init`: a new site's files, written once. A commented gallery.yml (its feed read
+/// once to name its format and count its photos), an index.md, a .gitignore for the output and
+/// the cache, and with a CI choice a ready workflow. An existing file is never replaced.
+package struct SiteStarter: Sendable {
+    package var directory: URL
+    /// A feed URL, a JSON file or a folder of images, as the user typed it; nil: `photos/`.
+    package var feed: String?
+    package var ci: CIWorkflow?
+    /// Where relative feed paths are taken from (the current folder).
+    package var workingDirectory: URL
+
+    package init(directory: URL, feed: String?, ci: CIWorkflow?, workingDirectory: URL) {
+        self.directory = directory.standardizedFileURL
+        self.feed = feed
+        self.ci = ci
+        self.workingDirectory = workingDirectory
+    }
+
+    package struct Outcome: Sendable {
+        /// Paths written, relative to the current folder when inside it.
+        package var written: [String] = []
+        /// Paths that existed and were left as they were.
+        package var kept: [String] = []
+        /// What the feed is, as read: `JSON Feed, 42 photos`; nil when gallery.yml was kept.
+        package var feedSummary: String?
+        package var warnings: [String] = []
+        /// The command to run next.
+        package var next: String
+    }
+
+    /// What the feed is, read once.
+    struct FeedProbe {
+        /// As gallery.yml will say it: a URL, or a path relative to the site folder.
+        var setting: String
+        var format: String
+        var summary: String
+    }
+
+    package func run() async throws(BuildError) -> Outcome {
+        let fileManager = FileManager.default
+        let configFile = directory.appendingPathComponent(ConfigLoader.fileName)
+        // A site that has its gallery.yml keeps it: its feed is not read again, and a workflow
+        // publishes its own output folder.
+        var output = "public"
+        var probe: FeedProbe?
+        if fileManager.fileExists(atPath: configFile.path) {
+            do {
+                output = try ConfigLoader().config(inSite: directory).output
+            } catch {
+                throw BuildError(.configuration, underlying: error)
+            }
+        } else {
+            probe = try await probeFeed()
+        }
+        do {
+            try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BuildError(
+                .output, "cannot make the folder \(directory.path)", underlying: FileWriteFailure(error as NSError))
+        }
+        let title = Self.title(for: directory)
+        var files: [(URL, String)] = [
+            (configFile, probe.map { Self.configText(title: title, feed: $0) } ?? ""),
+            (
+                directory.appendingPathComponent("index.md"),
+                "Photos by me. This text is Markdown, shown above the grid.\n"
+            ),
+            (
+                directory.appendingPathComponent(".gitignore"),
+                "# Built by gallerygen: the site and its cache.\n/public/\n/.gallerygen-cache/\n"
+            ),
+        ]
+        if let ci {
+            let root = Self.repositoryRoot(containing: directory) ?? directory
+            let site = Self.relativePath(of: directory, from: root) ?? "."
+            files.append((root.appendingPathComponent(ci.path), ci.text(site: site, output: output)))
+        }
+        var outcome = Outcome(feedSummary: probe?.summary, next: "")
+        for (file, text) in files {
+            let name = Self.relativePath(of: file, from: workingDirectory) ?? file.path
+            if fileManager.fileExists(atPath: file.path) {
+                outcome.kept.append(name)
+                continue
+            }
+            do {
+                try fileManager.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try AtomicFile.write(Data(text.utf8), to: file)
+            } catch {
+                throw BuildError(.output, "cannot write \(name)", underlying: FileWriteFailure(error as NSError))
+            }
+            outcome.written.append(name)
+        }
+        let site = Self.relativePath(of: directory, from: workingDirectory) ?? directory.path
+        outcome.next = site == "." ? "gallerygen build" : "gallerygen build \(site)"
+        if let probe, probe.format == "folder", feed == nil {
+            let photos = directory.appendingPathComponent(probe.setting)
+            try? fileManager.createDirectory(at: photos, withIntermediateDirectories: true)
+            let name = Self.relativePath(of: photos, from: workingDirectory) ?? photos.path
+            outcome.next = "put photos in \(name)/, then \(outcome.next)"
+        }
+        if let probe, probe.setting.hasPrefix("/") {
+            outcome.warnings.append(
+                "the feed \(probe.setting) is outside the site folder: a CI runner will not have it; "
+                    + "move it into \(site) and change feed.url")
+        }
+        return outcome
+    }
+
+    // MARK: The feed
+
+    private func probeFeed() async throws(BuildError) -> FeedProbe {
+        let reader = FeedReader()
+        guard let feed else {
+            return FeedProbe(
+                setting: "photos", format: "folder", summary: "a folder of images, photos/ (put your photos there)")
+        }
+        if let url = URL(string: feed), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+            let data = try await Self.download(url)
+            do {
+                let format = try reader.shapeName(of: data, name: feed)
+                let document = try reader.document(from: data, location: url, name: feed)
+                return FeedProbe(setting: feed, format: format, summary: Self.summary(format, document))
+            } catch {
+                throw BuildError(.feed, underlying: error)
+            }
+        }
+        let file = URL(fileURLWithPath: feed, relativeTo: workingDirectory).standardizedFileURL
+        let setting = Self.relativePath(of: file, from: directory) ?? file.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+            throw BuildError(.configuration, "--feed \(feed): no such file or folder")
+        }
+        do {
+            if isDirectory.boolValue {
+                let document = try reader.document(fromFolder: file)
+                return FeedProbe(setting: setting, format: "folder", summary: Self.summary("a folder", document))
+            }
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw BuildError(.feed, "--feed \(feed): cannot read it")
+            }
+            let format = try reader.shapeName(of: data, name: feed)
+            let document = try reader.document(from: data, location: file, name: feed)
+            return FeedProbe(setting: setting, format: format, summary: Self.summary(format, document))
+        } catch let error as BuildError {
+            throw error
+        } catch {
+            throw BuildError(.feed, underlying: error)
+        }
+    }
+
+    private static func summary(_ format: String, _ document: FeedDocument) -> String {
+        let photos = document.photos.count == 1 ? "1 photo" : "\(document.photos.count) photos"
+        let count = document.skipped.count
+        let skipped =
+            count == 0
+            ? "" : count == 1 ? " (1 entry without an image URL)" : " (\(count) entries without an image URL)"
+        return "\(format), \(photos)\(skipped)"
+    }
+
+    private static func download(_ url: URL) async throws(BuildError) -> Data {
+        do {
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.headers.add(name: "User-Agent", value: "gallerygen/\(CIWorkflow.version)")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            guard response.status == .ok else {
+                throw BuildError(.feed, "\(url.absoluteString): HTTP \(response.status.code)")
+            }
+            let body = try await response.body.collect(upTo: 200_000_000)
+            return Data(body.readableBytesView)
+        } catch let error as BuildError {
+            throw error
+        } catch {
+            throw BuildError(.feed, "\(url.absoluteString): cannot read the feed (\(error))")
+        }
+    }
+
+    // MARK: Files
+
+    /// The folder's name as a title: `my-trips` -> `My trips`.
+    static func title(for directory: URL) -> String {
+        let words = directory.lastPathComponent.replacingOccurrences(of: "-", with: " ")
+            .replacingOccurrences(of: "_", with: " ").trimmingWhitespace()
+        guard let first = words.first, words != "." else { return "My photos" }
+        return first.uppercased() + words.dropFirst()
+    }
+
+    /// The nearest folder at or above `directory` holding `.git`.
+    static func repositoryRoot(containing directory: URL) -> URL? {
+        var folder = directory
+        while true {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".git").path) { return folder }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path == folder.path { return nil }
+            folder = parent
+        }
+    }
+
+    /// `file` relative to `base` when inside it (`.` for `base` itself); nil when outside.
+    static func relativePath(of file: URL, from base: URL) -> String? {
+        let path = file.standardizedFileURL.path
+        let root = base.standardizedFileURL.path
+        if path == root { return "." }
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : nil
+    }
+
+    static func configText(title: String, feed: FeedProbe) -> String {
+        let quotedTitle =
+            "\""
+            + title.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        let quotedFeed = "\"" + feed.setting.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        return """
+            # gallery.yml: what `gallerygen build` makes of this folder. Only title and feed are required;
+            # every other key shows its default, and a commented one is off until you set it.
+            title: \(quotedTitle)
+
+            # Where the photos come from: a feed URL, a JSON file, or a folder of images (relative to this
+            # file). Read by `gallerygen init`: \(feed.summary).
+            feed:
+              url: \(quotedFeed)
+              format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder
+
+            # The site's public address: feeds, the sitemap and link previews need it.
+            # base_url: https://photos.example.org/
+
+            # Where the site is published: a build on an empty cache (a fresh CI runner) takes the
+            # thumbnails of unchanged photos from it instead of downloading and encoding them.
+            # seed: https://photos.example.org/
+
+            images:
+              widths: [320, 480, 640, 1280, 1920]   # thumbnail widths in pixels
+              formats: [webp]                       # webp, avif, jpeg
+              quality: 75
+
+            output: public               # the site
+            cache: .gallerygen-cache     # downloads and thumbnails kept between builds; CI keeps it too
+            # grid: square               # square tiles instead of justified rows
+            # exif: true                 # photo pages show what the camera recorded (never where)
+            # max_failures: 0            # fail the build when more photos than this fail
+
+            """
+    }
+}

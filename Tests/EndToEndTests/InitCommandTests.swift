@@ -1,0 +1,91 @@
+import Foundation
+import GalleryBuild
+import TestSupport
+import Testing
+
+/// `gallerygen init`: a new site's files, written once, that build as they are.
+@Suite struct InitCommandTests {
+    @Test func startsASiteInARepositoryWithAGitHubWorkflowThatBuilds() throws {
+        let repository = try TemporaryDirectory("repo")
+        try FileManager.default.createDirectory(at: repository.file(".git"), withIntermediateDirectories: true)
+        // A list feed of three photos, already in what will be the site folder.
+        let photos = try FixtureSite(count: 3)
+        let site = repository.file("gallery")
+        try FileManager.default.copyItem(at: photos.url, to: site)
+        try FileManager.default.removeItem(at: site.appendingPathComponent("gallery.yml"))
+        try FileManager.default.removeItem(at: site.appendingPathComponent("index.md"))
+
+        let run = try CommandRun.gallerygen(
+            ["init", "gallery", "--feed", "gallery/feed.json", "--ci", "github"], in: repository.url)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("Feed: list, 3 photos"))
+        for name in ["gallery/gallery.yml", "gallery/index.md", "gallery/.gitignore", ".github/workflows/gallery.yml"] {
+            #expect(run.standardOutput.contains("wrote \(name)"), "\(run.standardOutput)")
+        }
+        #expect(run.standardOutput.contains("Next: gallerygen build gallery"))
+        let workflow = try String(contentsOf: repository.file(".github/workflows/gallery.yml"), encoding: .utf8)
+        #expect(workflow == CIWorkflow.github.text(site: "gallery", output: "public"))
+        #expect(workflow.contains("path: gallery/public"))
+        let config = try String(contentsOf: site.appendingPathComponent("gallery.yml"), encoding: .utf8)
+        #expect(config.contains("url: \"feed.json\""), "the feed relative to the site folder")
+        let gitignore = try String(contentsOf: site.appendingPathComponent(".gitignore"), encoding: .utf8)
+        #expect(gitignore.contains("/public/") && gitignore.contains("/.gallerygen-cache/"))
+
+        let build = try CommandRun.gallerygen(["build", "gallery"], in: repository.url)
+        #expect(build.status == 0, "\(build.standardError)")
+        #expect(FileManager.default.fileExists(atPath: site.appendingPathComponent("public/index.html").path))
+
+        // Run again, with GitLab: nothing existing is touched, and the workflow is added.
+        let before = try Data(contentsOf: site.appendingPathComponent("gallery.yml"))
+        let again = try CommandRun.gallerygen(["init", "gallery", "--ci", "gitlab"], in: repository.url)
+        #expect(again.status == 0)
+        #expect(again.standardOutput.contains("kept  gallery/gallery.yml"))
+        #expect(again.standardOutput.contains("wrote .gitlab-ci.yml"))
+        #expect(try Data(contentsOf: site.appendingPathComponent("gallery.yml")) == before)
+    }
+
+    @Test func readsAFeedURLOnceToNameItsFormat() async throws {
+        let upstream = try await Upstream(count: 4)
+        let folder = try TemporaryDirectory("init")
+
+        let run = try CommandRun.gallerygen(["init", "site", "--feed", upstream.feedURL], in: folder.url)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("Feed: list, 4 photos"))
+        #expect(upstream.server.count("/feed.json") == 1)
+        #expect(try CommandRun.gallerygen(["build", "site"], in: folder.url).status == 0)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func withoutAFeedItMakesAPhotosFolder() throws {
+        let folder = try TemporaryDirectory("init")
+        let run = try CommandRun.gallerygen(["init"], in: folder.url)
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("Next: put photos in photos/, then gallerygen build"))
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: folder.file("photos").path, isDirectory: &isDirectory))
+        #expect(isDirectory.boolValue)
+    }
+
+    @Test func aFeedThatCannotBeReadWritesNothing() throws {
+        let folder = try TemporaryDirectory("init")
+        try folder.write("{not json", to: "feed.json")
+
+        let broken = try CommandRun.gallerygen(["init", "site", "--feed", "feed.json"], in: folder.url)
+        let missing = try CommandRun.gallerygen(["init", "site", "--feed", "nowhere.json"], in: folder.url)
+
+        #expect(broken.status == 1 && broken.standardError.contains("feed.json"))
+        #expect(missing.status == 2 && missing.standardError.contains("--feed nowhere.json: no such file"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("site").path))
+    }
+
+    @Test func theExamplesAreWhatInitWrites() throws {
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../examples/ci").standardizedFileURL
+        for (workflow, name) in [(CIWorkflow.github, "github-pages.yml"), (.gitlab, "gitlab-ci.yml")] {
+            let text = try String(contentsOf: examples.appendingPathComponent(name), encoding: .utf8)
+            #expect(text == workflow.text(site: ".", output: "public"), "examples/ci/\(name)")
+        }
+    }
+}
