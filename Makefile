@@ -8,15 +8,22 @@ APT_PACKAGES := pkg-config libvips-dev libvips-tools libcmark-gfm-dev libcmark-g
 # The benchmark's photo host, downloader and timer.
 BENCH_PACKAGES := nginx-light curl time
 BENCH_COUNT ?= 200
-# BENCH_SCENARIO=10k runs the 10,000-entry rebuild scenario (bench/run-10k.sh) instead.
+# BENCH_SCENARIO=10k runs the 10,000-entry rebuild scenario (bench/run-10k.sh) instead; ci a
+# fresh runner seeded from the live site (bench/run-ci.sh); visitor the page in a browser.
 BENCH_SCENARIO ?= photos
 # The browser test: Debian's Chromium and its driver, Selenium from PyPI in a venv under .build.
 BROWSER_PACKAGES := chromium chromium-driver python3-venv
 BROWSER_VENV := .build/browser-venv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG := .build/debug/gallerygen
+# The release tarball (make dist) and what checks it: debootstrap for a clean Debian 12 root,
+# check-jsonschema and PyYAML (in the same venv as the browser test) for the CI files and reports.
+VERSION := $(shell sed -n 's/^ *version: "\(.*\)",$$/\1/p' Sources/gallerygen/GalleryGen.swift)
+DIST_DIR := .build/dist
+DIST_TARBALL := $(DIST_DIR)/gallerygen-$(VERSION)-linux-$(shell uname -m).tar.gz
+DIST_PACKAGES := binutils debootstrap zstd python3
 
-.PHONY: all deps bench-deps browser-deps build release demo test browser-test screenshots lint format bench vips-threads clean
+.PHONY: all deps bench-deps browser-deps ci-deps build release dist dist-test ci-test demo test browser-test screenshots lint format bench vips-threads clean
 
 all: build
 
@@ -39,8 +46,29 @@ install-packages:
 build: deps
 	$(SWIFT) build
 
+## release: the Swift runtime linked in, as `make dist` packs it (one release build for both).
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib --product gallerygen
+
+## dist: the release binary and the default theme as $(DIST_TARBALL), with its SHA-256.
+dist: release
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DIST_PACKAGES)"
+	PROJECT_DIR=. scripts/dist.sh .build/release $(DIST_DIR)
+
+## dist-test: the tarball on a clean Debian 12 root (debootstrap) with only the runtime libraries:
+## it builds the sample site there, and so does the GitLab example's job.
+dist-test: dist ci-deps
+	$(BROWSER_VENV)/bin/python Tests/CI/ci_test.py --gitlab-job examples/ci/gitlab-ci.yml > $(DIST_DIR)/gitlab-job.sh
+	$(SUDO) env GITLAB_JOB=$(DIST_DIR)/gitlab-job.sh SITE_DIR=$(SITE) scripts/dist-test.sh $(DIST_TARBALL)
+
+## ci-test: action.yml and the example workflows against their published schemas, reports against
+## docs/report.schema.json, and the action's shell steps run with the tarball.
+ci-deps: browser-deps
+	@$(BROWSER_VENV)/bin/python -c "import yaml, check_jsonschema" 2>/dev/null \
+		|| $(BROWSER_VENV)/bin/pip install --quiet check-jsonschema pyyaml
+
+ci-test: ci-deps build dist
+	$(BROWSER_VENV)/bin/python Tests/CI/ci_test.py $(BIN_DEBUG) $(DIST_TARBALL) $(SITE)
 
 ## demo: build the sample site in Site/ and say where it is.
 demo: build
@@ -80,6 +108,7 @@ format:
 ## BENCH_COUNT real 12-megapixel photos served by nginx (BENCHMARKS.md).
 bench: bench-deps release
 	@if [ "$(BENCH_SCENARIO)" = 10k ]; then bench/run-10k.sh; \
+	elif [ "$(BENCH_SCENARIO)" = ci ]; then BENCH_COUNT=$(BENCH_COUNT) bench/run-ci.sh; \
 	elif [ "$(BENCH_SCENARIO)" = visitor ]; then $(MAKE) --no-print-directory browser-deps \
 		&& $(BROWSER_VENV)/bin/python bench/visitor.py .build/release/gallerygen $(SITE)/photos bench-work; \
 	else BENCH_COUNT=$(BENCH_COUNT) bench/run.sh; fi
