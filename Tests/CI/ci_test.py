@@ -54,6 +54,11 @@ def check_ci_files():
     ]:
         ok, detail = validate(["--builtin-schema", schema, os.path.join(ROOT, path)])
         check(f"{path} is valid against {schema}", ok, "" if ok else detail)
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    for path in ["examples/ci/github-pages.yml", "examples/ci/gitlab-ci.yml"]:
+        with open(os.path.join(ROOT, path)) as f:
+            check(f"README.md shows {path} as it is", "```yaml\n" + f.read() + "```" in readme)
     with open(os.path.join(ROOT, "action.yml")) as f:
         action = yaml.safe_load(f)
     with open(os.path.join(ROOT, "examples/ci/github-pages.yml")) as f:
