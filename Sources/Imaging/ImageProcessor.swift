@@ -153,7 +153,7 @@ package struct ImageProcessor: Sendable {
 
     /// The widths to make: the configured ones below the original's width, plus the original's
     /// own width once when any configured width reaches it (never upscale).
-    static func outputWidths(configured: [Int], originalWidth: Int) -> [Int] {
+    package static func outputWidths(configured: [Int], originalWidth: Int) -> [Int] {
         var widths = Set(configured.filter { $0 > 0 && $0 < originalWidth })
         if configured.contains(where: { $0 >= originalWidth }) || widths.isEmpty { widths.insert(originalWidth) }
         return widths.sorted()

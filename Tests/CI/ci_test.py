@@ -147,7 +147,7 @@ class Runner:
             if expr == "runner.os":
                 return "Linux"
             if expr == "github.action_repository":
-                return "gallerygen/gallerygen"
+                return ""  # empty in composite steps on real runners (actions/runner#2525)
             step = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", expr)
             if step:
                 return self.outputs.get(step.group(1), {}).get(step.group(2), "")
@@ -164,6 +164,7 @@ class Runner:
             "GITHUB_ACTIONS": "true", "CI": "true", "GITHUB_WORKSPACE": self.workspace,
             "GITHUB_OUTPUT": output_file, "GITHUB_PATH": path_file, "GITHUB_STEP_SUMMARY": self.summary,
             "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64", "RUNNER_TEMP": self.temp,
+            "GITHUB_ACTION_PATH": "/home/runner/work/_actions/someone/gallerygen/v0.1.0",
             "PATH": os.pathsep.join(self.paths[::-1] + ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]),
         })
         for key, value in (step.get("env") or {}).items():
@@ -231,6 +232,36 @@ def check_action(tarball, sample, work):
     check("a rebuild that changed nothing keeps the cache key (no new cache saved)",
           again.returncode == 0 and runner.outputs["build"].get("cache-key") == key,
           runner.outputs["build"].get("cache-key", ""))
+
+    # Without download-url, the release of the action's own repository (read from its path).
+    fake = os.path.join(work, "fake-bin")
+    os.makedirs(fake)
+    with open(os.path.join(fake, "curl"), "w") as f:
+        f.write('#!/bin/sh\nfor a in "$@"; do case "$a" in http*) echo "$a" >> "$CURL_LOG";; esac; done\nexit 22\n')
+    os.chmod(os.path.join(fake, "curl"), 0o755)
+    default = job("default-url", "")
+    default.paths.append(fake)
+    curl_log = os.path.join(work, "curl.log")
+    os.environ["CURL_LOG"] = curl_log
+    install = default.run(steps[0])
+    with open(curl_log) as f:
+        asked = f.read().split()
+    check("without download-url the action fetches its own repository's release",
+          install.returncode != 0 and asked[:1] == [
+              "https://github.com/someone/gallerygen/releases/download/v0.1.0/gallerygen-0.1.0-linux-x86_64.tar.gz"],
+          str(asked))
+
+    # A build that fails on photos (--strict) fails the step, and the cache is still saved.
+    strict = job("strict", url)
+    with open(os.path.join(strict.workspace, "site", "feed.json")) as f:
+        feed = json.load(f)
+    feed.append({"id": 999, "title": "gone", "url": "photos/gone.jpg", "thumbnailUrl": "photos/gone.jpg"})
+    with open(os.path.join(strict.workspace, "site", "feed.json"), "w") as f:
+        json.dump(feed, f)
+    outcomes = [strict.run(step).returncode for step in steps if "run" in step]
+    check("a --strict build with a failed photo fails the job, and still names a cache key to save",
+          outcomes[-1] == 1 and strict.outputs.get("build", {}).get("cache-key", "").startswith("gallerygen-Linux-"),
+          f"{outcomes} {strict.outputs.get('build')}")
 
     # A tarball whose published checksum does not match is refused.
     bad_dir = os.path.join(work, "bad-release")

@@ -26,7 +26,7 @@ import Testing
         #expect(run.standardOutput.contains("Next: gallerygen build gallery"))
         let workflow = try String(contentsOf: repository.file(".github/workflows/gallery.yml"), encoding: .utf8)
         #expect(workflow == CIWorkflow.github.text(site: "gallery", output: "public"))
-        #expect(workflow.contains("path: gallery/public"))
+        #expect(workflow.contains(#"path: "gallery/public""#))
         let config = try String(contentsOf: site.appendingPathComponent("gallery.yml"), encoding: .utf8)
         #expect(config.contains("url: \"feed.json\""), "the feed relative to the site folder")
         let gitignore = try String(contentsOf: site.appendingPathComponent(".gitignore"), encoding: .utf8)
@@ -87,5 +87,25 @@ import Testing
             let text = try String(contentsOf: examples.appendingPathComponent(name), encoding: .utf8)
             #expect(text == workflow.text(site: ".", output: "public"), "examples/ci/\(name)")
         }
+    }
+
+    @Test func anyFolderNameStaysOneYAMLString() throws {
+        let repository = try TemporaryDirectory("repo")
+        try FileManager.default.createDirectory(at: repository.file(".git"), withIntermediateDirectories: true)
+        let name = #"it's "mine": #1 \ $HOME"#
+        let photos = repository.file(name + "/photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try TestImage(width: 40, height: 30, fill: .white).saveJPEG(to: photos.appendingPathComponent("a.jpg"))
+
+        let run = try CommandRun.gallerygen(["init", name, "--ci", "github"], in: repository.url)
+        let gitlab = try CommandRun.gallerygen(["init", name, "--ci", "gitlab"], in: repository.url)
+
+        #expect(run.status == 0 && gitlab.status == 0, "\(run.standardError)")
+        let workflow = try String(contentsOf: repository.file(".github/workflows/gallery.yml"), encoding: .utf8)
+        #expect(workflow.contains(#"site: "it's \"mine\": #1 \\ $HOME""#), "\(workflow)")
+        let pipeline = try String(contentsOf: repository.file(".gitlab-ci.yml"), encoding: .utf8)
+        #expect(pipeline.contains(#"SITE: "it's \"mine\": #1 \\ $$HOME""#), "\(pipeline)")
+        let build = try CommandRun.gallerygen(["build", name], in: repository.url)
+        #expect(build.status == 0, "gallery.yml's title is the folder's name, quoted: \(build.standardError)")
     }
 }

@@ -209,4 +209,64 @@ import Testing
         #expect(live.thumbnailRequests == 0, "names made with another recipe differ: nothing fetched")
         try await live.server.shutdown()
     }
+
+    @Test func otherWidthsAreNotTakenFromTheSeed() async throws {
+        let published = try FixtureSite(count: 2)
+        _ = try await build(published)
+        let live = try await PublishedSite(published.folder.file("public"))
+        let runner = try FixtureSite(count: 2)
+        try runner.folder.write(
+            "title: Test gallery\nfeed: feed.json\nimages:\n  widths: [64, 96]\n", to: "gallery.yml")
+
+        let result = try await build(runner, seed: live.url)
+
+        #expect(result.report.counts.seeded == 0 && result.report.counts.processed == 2)
+        #expect(runner.folder.allFiles(under: "public/images").contains { $0.hasSuffix("-96.webp") })
+        try await live.server.shutdown()
+    }
+
+    @Test func aNameTheBuildWouldNotGiveIsNeverTaken() async throws {
+        let published = try FixtureSite(count: 2)
+        _ = try await build(published)
+        let expected = try outputs(published)
+        // The live site lists photo 1's small thumbnail under an HTML name, with the file there.
+        let manifestFile = published.folder.file("public/gallery-manifest.json")
+        let manifest = try Manifest.decode(Data(contentsOf: manifestFile))
+        let name = try #require(manifest.photos[0].renditions.first?.fileName)
+        let hostile = name.replacingOccurrences(of: ".webp", with: ".html")
+        let text = try String(contentsOf: manifestFile, encoding: .utf8).replacingOccurrences(of: name, with: hostile)
+        try published.folder.write(text, to: "public/gallery-manifest.json")
+        try FileManager.default.moveItem(
+            at: published.folder.file("public/images/\(name)"), to: published.folder.file("public/images/\(hostile)"))
+        let live = try await PublishedSite(published.folder.file("public"))
+        let runner = try FixtureSite(count: 2)
+
+        let result = try await build(runner, seed: live.url)
+
+        #expect(result.report.counts.seeded == 1 && result.report.counts.processed == 1)
+        #expect(!live.server.requests.contains { $0.path.hasSuffix(".html") }, "not even asked for")
+        #expect(try outputs(runner) == expected)
+        try await live.server.shutdown()
+    }
+
+    @Test func validatorsThatMatchAnythingAreNotSent() async throws {
+        let (upstream, published, _) = try await published(count: 2)
+        let manifestFile = published.folder.file("public/gallery-manifest.json")
+        let text = try String(contentsOf: manifestFile, encoding: .utf8)
+            .replacingOccurrences(of: #""etag" : "\"p1-v0\"""#, with: #""etag" : "*""#)
+        #expect(text.contains(#""etag" : "*""#))
+        try published.folder.write(text, to: "public/gallery-manifest.json")
+        let live = try await PublishedSite(published.folder.file("public"))
+        upstream.server.resetCounts()
+
+        let runner = try remoteSite(upstream)
+        let result = try await build(runner, seed: live.url)
+
+        #expect(!upstream.photoRequests.contains { $0.headers["if-none-match"] == "*" })
+        let counts = result.report.counts
+        #expect(counts.downloaded == 1 && counts.notModified == 1, "photo 1 fetched whole")
+        #expect(counts.processed == 0 && counts.seeded == 2, "its thumbnails still come from the seed, by its hash")
+        try await live.server.shutdown()
+        try await upstream.server.shutdown()
+    }
 }

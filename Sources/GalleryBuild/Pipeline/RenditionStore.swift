@@ -123,9 +123,11 @@ final class RenditionStore: Sendable {
     private func seededOutcome(of original: Original, key: String) async -> Outcome? {
         guard let seed,
             let image = await seed.image(
-                originalSHA256: original.sha256, stems: stems(of: original.sha256), into: directory),
+                originalSHA256: original.sha256, stems: stems(of: original.sha256), widths: recipe.widths,
+                into: directory),
             (try? AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))) != nil
         else { return nil }
+        seed.noteAdopted()
         known.withLock { $0[key] = image }
         return Outcome(image: image, original: original, wasProcessed: false)
     }

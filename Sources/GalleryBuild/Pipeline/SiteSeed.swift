@@ -3,6 +3,7 @@ import Foundation
 import GalleryConcurrency
 import GalleryCore
 import GalleryJSON
+import Imaging
 import Loading
 import NIOCore
 import Synchronization
@@ -15,8 +16,10 @@ import Synchronization
 ///
 /// Nothing from the seed is used without its hash matching the manifest, and nothing from it is
 /// needed: a seed that cannot be read, or a thumbnail that does not match, costs the time of
-/// making it here and a warning. The manifest is read only when a build first needs it, so a
-/// warm cache never asks the seed anything.
+/// making it here and a warning. The manifest is read only when a build first needs it: a cache
+/// that holds the photos' originals never asks the seed. A cache filled from the seed holds the
+/// thumbnails but not the originals, so the next build asks again (one manifest, and the same
+/// conditional requests), and encodes nothing.
 final class SiteSeed: Sendable {
     /// The site's address, ending in `/`.
     let base: URL
@@ -56,17 +59,24 @@ final class SiteSeed: Sendable {
     /// The thumbnail set of the original with this hash, fetched from the published site and
     /// verified, its files written into `directory`; nil when the seed does not have it, it was
     /// made with another recipe (other names), or any file does not match its hash.
-    func image(originalSHA256: String, stems: [ImageFormat: String], into directory: URL) async -> ProcessedImage? {
+    ///
+    /// The names are the ones this build would give the set (`<stem>-<width>.<ext>`, the stem a
+    /// hash of the original and the recipe, the widths those this build would make of a photo
+    /// that wide), so a set made with other settings is of no use, and no other name can reach
+    /// the site. Every file is fetched and checked before any is written.
+    func image(originalSHA256: String, stems: [ImageFormat: String], widths configured: [Int], into directory: URL)
+        async -> ProcessedImage?
+    {
         guard let published = await loadedIndex()?.bySHA256[originalSHA256] else { return nil }
-        // The names encode the recipe (widths, formats, quality, effort, encoder version): a set
-        // made with another one has other names, and is of no use.
-        for rendition in published.renditions {
-            guard let stem = stems[rendition.format], rendition.fileName.hasPrefix(stem + "-") else { return nil }
-        }
-        guard Set(published.renditions.map(\.format)) == Set(stems.keys) else { return nil }
+        let widths = ImageProcessor.outputWidths(configured: configured, originalWidth: published.width)
+        let expected = Set(
+            stems.flatMap { format, stem in widths.map { "\(stem)-\($0).\(format.fileExtension)" } })
+        guard published.renditions.count == expected.count,
+            Set(published.renditions.map(\.fileName)) == expected
+        else { return nil }
         var image = published
+        var files: [(Data, URL)] = []
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for index in image.renditions.indices {
                 let rendition = image.renditions[index]
                 let data = try await fetch(rendition.path, limit: Self.maxFileBytes)
@@ -77,18 +87,37 @@ final class SiteSeed: Sendable {
                 guard sha256Hex(of: data) == rendition.sha256 else {
                     throw Rejection("did not match its recorded hash", rendition.path)
                 }
-                try AtomicFile.write(data, to: directory.appendingPathComponent(rendition.fileName))
+                guard ImageSniffer.imageType(of: data) == Self.sniffedType(of: rendition.format) else {
+                    throw Rejection("is not the image its name says", rendition.path)
+                }
+                files.append((data, directory.appendingPathComponent(rendition.fileName)))
                 image.renditions[index].path = rendition.fileName
             }
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for (data, file) in files { try AtomicFile.write(data, to: file) }
         } catch let rejection as Rejection {
             note(rejection.kind, example: rejection.detail)
+            return nil
+        } catch is CancellationError {
             return nil
         } catch {
             note("could not be fetched", example: "\(error)")
             return nil
         }
-        tally.withLock { $0.adopted += 1 }
         return image
+    }
+
+    /// A set taken from the seed was recorded in the cache.
+    func noteAdopted() {
+        tally.withLock { $0.adopted += 1 }
+    }
+
+    private static func sniffedType(of format: ImageFormat) -> String {
+        switch format {
+        case .jpeg: "jpeg"
+        case .webp: "webp"
+        case .avif: "heif"
+        }
     }
 
     /// Thumbnail sets taken from the seed so far.
@@ -135,7 +164,12 @@ final class SiteSeed: Sendable {
             task = made
             return made
         }
-        return await task.value
+        // An interrupted build does not wait for the manifest.
+        return await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     private func readIndex() async -> Index? {
@@ -150,6 +184,7 @@ final class SiteSeed: Sendable {
             }
             return Self.index(of: manifest)
         } catch {
+            if Task.isCancelled { return nil }
             let reason = (error as? Rejection)?.detail ?? "cannot read \(name): \(error)"
             tally.withLock {
                 $0.unreadable = "seed \(base.absoluteString): \(reason); every photo is loaded and made here"
@@ -164,7 +199,7 @@ final class SiteSeed: Sendable {
         var index = Index()
         for photo in manifest.photos where photo.error == nil {
             guard let sha256 = photo.sha256, isHex(sha256, length: 64) else { continue }
-            if let validators = photo.validators {
+            if let validators = photo.validators, isWellFormed(validators) {
                 index.bySource[photo.source] = KnownOriginal(sha256: sha256, validators: validators)
             }
             if index.bySHA256[sha256] == nil, let image = photo.image, isWellFormed(image) {
@@ -172,6 +207,19 @@ final class SiteSeed: Sendable {
             }
         }
         return index
+    }
+
+    /// Validators that go into a request as they are: an entity tag as RFC 9110 spells one (never
+    /// `*`, which matches anything), a date that parses.
+    private static func isWellFormed(_ validators: Validators) -> Bool {
+        if let etag = validators.etag {
+            let tag = etag.hasPrefix("W/") ? etag.dropFirst(2) : Substring(etag)
+            guard tag.count >= 2, tag.first == "\"", tag.last == "\"",
+                tag.dropFirst().dropLast().utf8.allSatisfy({ $0 == 0x21 || (0x23...0x7E).contains($0) })
+            else { return false }
+        }
+        if let date = validators.lastModified, HTTPDate.parse(date) == nil { return false }
+        return validators.etag != nil || validators.lastModified != nil
     }
 
     private static func isWellFormed(_ image: ProcessedImage) -> Bool {
@@ -201,7 +249,8 @@ final class SiteSeed: Sendable {
             throw Rejection("could not be fetched", "\(path): not a path")
         }
         return try await requests.withPermit { [client] in
-            let request = HTTPClientRequest(url: url.absoluteString)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.headers.add(name: "User-Agent", value: "gallerygen/\(CIWorkflow.version)")
             let response = try await client.execute(request, timeout: .seconds(60))
             guard response.status == .ok else {
                 throw Rejection("could not be fetched", "\(url.absoluteString): HTTP \(response.status.code)")

@@ -20,7 +20,7 @@ package enum CIWorkflow: String, Sendable, CaseIterable {
     /// The file for a site in `site` (relative to the repository's root, `.` for the root itself)
     /// writing its pages to `output` (relative to the site).
     package func text(site: String, output: String) -> String {
-        let published = site == "." ? output : "\(site)/\(output)"
+        let published = Self.quoted(site == "." ? output : "\(site)/\(output)")
         switch self {
         case .github:
             return """
@@ -55,7 +55,7 @@ package enum CIWorkflow: String, Sendable, CaseIterable {
                       # To start a runner warm from the live site, add: args: --seed https://you.github.io/repo/
                       - uses: \(Self.repository)@v\(Self.version)
                         with:
-                          site: \(site)
+                          site: \(Self.quoted(site))
                       - uses: actions/upload-pages-artifact@v3
                         with:
                           path: \(published)
@@ -79,7 +79,7 @@ package enum CIWorkflow: String, Sendable, CaseIterable {
                 variables:
                   GALLERYGEN_VERSION: "\(Self.version)"
                   GALLERYGEN_URL: "https://github.com/\(Self.repository)/releases/download/v\(Self.version)/gallerygen-\(Self.version)-linux-x86_64.tar.gz"
-                  SITE: "\(site)"
+                  SITE: \(Self.quoted(site.replacingOccurrences(of: "$", with: "$$")))
 
                 pages:
                   image: debian:bookworm-slim
@@ -108,5 +108,10 @@ package enum CIWorkflow: String, Sendable, CaseIterable {
 
                 """
         }
+    }
+
+    /// A YAML double-quoted scalar: any folder name stays one string.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }

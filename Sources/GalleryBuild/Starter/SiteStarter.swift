@@ -210,11 +210,8 @@ package struct SiteStarter: Sendable {
     }
 
     static func configText(title: String, feed: FeedProbe) -> String {
-        let quotedTitle =
-            "\""
-            + title.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        let quotedFeed = "\"" + feed.setting.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        let quotedTitle = CIWorkflow.quoted(title)
+        let quotedFeed = CIWorkflow.quoted(feed.setting)
         return """
             # gallery.yml: what `gallerygen build` makes of this folder. Only title and feed are required;
             # every other key shows its default, and a commented one is off until you set it.

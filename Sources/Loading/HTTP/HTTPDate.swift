@@ -4,7 +4,7 @@ import GalleryCore
 /// HTTP dates (RFC 9110 §5.6.7). IMF-fixdate, which every current server sends, is parsed by
 /// hand (a DateFormatter per call cost a quarter of a 10,000-photo rebuild); the obsolete RFC 850
 /// and asctime forms go through DateFormatter.
-enum HTTPDate {
+package enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     private static let obsoleteFormats = ["EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
 
@@ -16,7 +16,7 @@ enum HTTPDate {
         return formatter
     }
 
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingWhitespace()
         if let date = parseIMFFixdate(trimmed) { return date }
         for format in obsoleteFormats {

@@ -120,7 +120,16 @@ package final class HTTPLoader: OriginalLoading {
             url: key, finalURL: key, status: 200, etag: validators.etag, lastModified: validators.lastModified,
             sha256: known.sha256, size: 0, blobModified: 0, responseTime: now, fetchedAt: now, validatedAt: now,
             lastUsed: now)
-        switch try await fetch(source, revalidating: published, expectsImage: true) {
+        let result: FetchResult
+        do {
+            result = try await fetch(source, revalidating: published, expectsImage: true)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // The published validators are only a shortcut: whatever went wrong, load as usual.
+            return try await load(source, expectsImage: true)
+        }
+        switch result {
         case .notModified:
             // The blob of these bytes may be in the cache under another URL; usually it is not.
             return Original(
