@@ -38,7 +38,9 @@ import Testing
 
         // Run again, with GitLab: nothing existing is touched, and the workflow is added.
         let before = try Data(contentsOf: site.appendingPathComponent("gallery.yml"))
-        let again = try CommandRun.gallerygen(["init", "gallery", "--ci", "gitlab"], in: repository.url)
+        let again = try CommandRun.gallerygen(
+            ["init", "gallery", "--ci", "gitlab", "--feed", "elsewhere.json"], in: repository.url)
+        #expect(again.standardError.contains("gallery.yml exists and was kept: --feed elsewhere.json was not used"))
         #expect(again.status == 0)
         #expect(again.standardOutput.contains("kept  gallery/gallery.yml"))
         #expect(again.standardOutput.contains("wrote .gitlab-ci.yml"))

@@ -81,6 +81,9 @@ package struct SiteStarter: Sendable {
             files.append((root.appendingPathComponent(ci.path), ci.text(site: site, output: output)))
         }
         var outcome = Outcome(feedSummary: probe?.summary, next: "")
+        if probe == nil, let feed {
+            outcome.warnings.append("\(ConfigLoader.fileName) exists and was kept: --feed \(feed) was not used")
+        }
         for (file, text) in files {
             let name = Self.relativePath(of: file, from: workingDirectory) ?? file.path
             if fileManager.fileExists(atPath: file.path) {
