@@ -18,7 +18,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG := .build/debug/gallerygen
 # The release tarball (make dist) and what checks it: debootstrap for a clean Debian 12 root,
 # check-jsonschema and PyYAML (in the same venv as the browser test) for the CI files and reports.
-VERSION := $(shell sed -n 's/^ *version: "\(.*\)",$$/\1/p' Sources/gallerygen/GalleryGen.swift)
+VERSION := $(shell sed -n 's/^ *package static let current = "\(.*\)"$$/\1/p' Sources/GalleryCore/GalleryVersion.swift)
 DIST_DIR := .build/dist
 DIST_TARBALL := $(DIST_DIR)/gallerygen-$(VERSION)-linux-$(shell uname -m).tar.gz
 DIST_PACKAGES := binutils debootstrap zstd python3

@@ -76,7 +76,8 @@ let package = Package(
         .executableTarget(
             name: "gallerygen",
             dependencies: [
-                "GalleryBuild", "Preview", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "GalleryBuild", "GalleryCore", "Preview",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),

@@ -70,6 +70,9 @@ package struct Validators: Sendable, Hashable, Codable {
         self.lastModified = lastModified
     }
 
+    /// The server sent neither: nothing to revalidate with.
+    package var isEmpty: Bool { etag == nil && lastModified == nil }
+
     package enum CodingKeys: String, CodingKey {
         case etag
         case lastModified = "last_modified"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleryCore
 
 /// The `gallerygen` command: parses arguments, calls GalleryBuild, maps errors to exit codes.
 @main
@@ -11,7 +12,7 @@ struct GalleryGen: AsyncParsableCommand {
             Exit codes: 0 built; 1 build failed, or photos failed with --strict or over max_failures;
             2 configuration or usage error; 130 interrupted.
             """,
-        version: "0.1.0",
+        version: GalleryVersion.current,
         subcommands: [BuildCommand.self, ServeCommand.self, CacheCommand.self, InitCommand.self],
         defaultSubcommand: BuildCommand.self
     )

@@ -59,6 +59,13 @@ import Testing
         return (upstream, site, try await PublishedSite(site.folder.file("public")))
     }
 
+    /// A site of `count` photos in the site folder, built and published.
+    func publishedLocally(count: Int) async throws -> (FixtureSite, PublishedSite) {
+        let site = try FixtureSite(count: count)
+        _ = try await build(site)
+        return (site, try await PublishedSite(site.folder.file("public")))
+    }
+
     func outputs(_ site: FixtureSite) throws -> [String: Data] {
         try site.snapshot().mapValues(\.0)
     }
@@ -183,9 +190,7 @@ import Testing
     }
 
     @Test func photosInTheRepositoryAreSeededByTheirHash() async throws {
-        let published = try FixtureSite(count: 3)
-        _ = try await build(published)
-        let live = try await PublishedSite(published.folder.file("public"))
+        let (published, live) = try await publishedLocally(count: 3)
         // The same checkout on another machine: no output, no cache.
         let runner = try FixtureSite(count: 3)
 
@@ -198,9 +203,7 @@ import Testing
     }
 
     @Test func anotherRecipeIsNotTakenFromTheSeed() async throws {
-        let published = try FixtureSite(count: 2)
-        _ = try await build(published)
-        let live = try await PublishedSite(published.folder.file("public"))
+        let (published, live) = try await publishedLocally(count: 2)
         let runner = try FixtureSite(count: 2, extraConfig: "  quality: 60")
 
         let result = try await build(runner, seed: live.url)
@@ -211,9 +214,7 @@ import Testing
     }
 
     @Test func otherWidthsAreNotTakenFromTheSeed() async throws {
-        let published = try FixtureSite(count: 2)
-        _ = try await build(published)
-        let live = try await PublishedSite(published.folder.file("public"))
+        let (published, live) = try await publishedLocally(count: 2)
         let runner = try FixtureSite(count: 2)
         try runner.folder.write(
             "title: Test gallery\nfeed: feed.json\nimages:\n  widths: [64, 96]\n", to: "gallery.yml")

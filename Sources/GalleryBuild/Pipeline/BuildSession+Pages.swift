@@ -57,9 +57,7 @@ extension BuildSession {
                 id: photo.id,
                 source: displayName(of: photo.source),
                 sha256: outcome?.original?.sha256,
-                validators: outcome?.original.map(\.validators).flatMap {
-                    $0.etag == nil && $0.lastModified == nil ? nil : $0
-                },
+                validators: outcome?.original.map(\.validators).flatMap { $0.isEmpty ? nil : $0 },
                 renditions: image.map(publicImage)?.renditions ?? [],
                 error: outcome?.failureMessage
             )

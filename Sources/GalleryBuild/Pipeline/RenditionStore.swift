@@ -104,7 +104,7 @@ final class RenditionStore: Sendable {
                 return (try Self.hashed(image, in: directory), warnings)
             }
             // The record is written after the files it names.
-            try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: setKey))
+            try writeRecord(image, key: setKey)
             return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
         }
     }
@@ -125,7 +125,7 @@ final class RenditionStore: Sendable {
             let image = await seed.image(
                 originalSHA256: original.sha256, stems: stems(of: original.sha256), widths: recipe.widths,
                 into: directory),
-            (try? AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))) != nil
+            (try? writeRecord(image, key: key)) != nil
         else { return nil }
         seed.noteAdopted()
         known.withLock { $0[key] = image }
@@ -168,6 +168,11 @@ final class RenditionStore: Sendable {
         directory.appendingPathComponent("\(key).json")
     }
 
+    /// The set's record, written after the files it names.
+    private func writeRecord(_ image: ProcessedImage, key: String) throws {
+        try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))
+    }
+
     /// A record whose every file is present with its recorded size; anything less is a miss.
     /// A record from before renditions were hashed gets its hashes once, from its files.
     private func cachedImage(key: String) -> ProcessedImage? {
@@ -179,7 +184,7 @@ final class RenditionStore: Sendable {
         }
         if image.renditions.contains(where: { $0.sha256 == nil }) {
             guard let hashed = try? Self.hashed(image, in: directory),
-                (try? AtomicFile.write(try JSONEncoder().encode(hashed), to: recordURL(key: key))) != nil
+                (try? writeRecord(hashed, key: key)) != nil
             else { return nil }
             image = hashed
         }

@@ -219,7 +219,7 @@ final class SiteSeed: Sendable {
             else { return false }
         }
         if let date = validators.lastModified, HTTPDate.parse(date) == nil { return false }
-        return validators.etag != nil || validators.lastModified != nil
+        return !validators.isEmpty
     }
 
     private static func isWellFormed(_ image: ProcessedImage) -> Bool {
@@ -250,7 +250,7 @@ final class SiteSeed: Sendable {
         }
         return try await requests.withPermit { [client] in
             var request = HTTPClientRequest(url: url.absoluteString)
-            request.headers.add(name: "User-Agent", value: "gallerygen/\(CIWorkflow.version)")
+            request.headers.add(name: "User-Agent", value: "gallerygen/\(GalleryVersion.current)")
             let response = try await client.execute(request, timeout: .seconds(60))
             guard response.status == .ok else {
                 throw Rejection("could not be fetched", "\(url.absoluteString): HTTP \(response.status.code)")

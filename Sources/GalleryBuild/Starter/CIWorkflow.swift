@@ -1,3 +1,5 @@
+import GalleryCore
+
 /// The CI files `gallerygen init --ci` writes; examples/ci/ holds the same files for a site at the
 /// repository's root (a test keeps the two equal).
 package enum CIWorkflow: String, Sendable, CaseIterable {
@@ -7,7 +9,7 @@ package enum CIWorkflow: String, Sendable, CaseIterable {
     /// The repository that publishes gallerygen's releases and its GitHub Action.
     package static let repository = "gallerygen/gallerygen"
     /// The release the files name.
-    package static let version = "0.1.0"
+    package static let version = GalleryVersion.current
 
     /// Where the file goes, relative to the repository's root.
     package var path: String {

@@ -168,7 +168,7 @@ package struct SiteStarter: Sendable {
     private static func download(_ url: URL) async throws(BuildError) -> Data {
         do {
             var request = HTTPClientRequest(url: url.absoluteString)
-            request.headers.add(name: "User-Agent", value: "gallerygen/\(CIWorkflow.version)")
+            request.headers.add(name: "User-Agent", value: "gallerygen/\(GalleryVersion.current)")
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
             guard response.status == .ok else {
                 throw BuildError(.feed, "\(url.absoluteString): HTTP \(response.status.code)")

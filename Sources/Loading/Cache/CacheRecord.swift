@@ -43,7 +43,7 @@ struct CacheRecord: Codable, Sendable, Equatable {
     }
 
     var validators: Validators { Validators(etag: etag, lastModified: lastModified) }
-    var hasValidators: Bool { etag != nil || lastModified != nil }
+    var hasValidators: Bool { !validators.isEmpty }
 
     /// RFC 9111 §4.2: fresh while its current age is below its freshness lifetime. Only an
     /// explicit lifetime counts (max-age, else Expires - Date): gallerygen uses no heuristic

@@ -112,7 +112,7 @@ package final class HTTPLoader: OriginalLoading {
         let key = source.description
         // A copy in the cache decides as usual, and --offline asks nobody.
         guard !configuration.offline, cache.record(for: key) == nil, let known = await known(),
-            known.validators.etag != nil || known.validators.lastModified != nil
+            !known.validators.isEmpty
         else { return try await load(source, expectsImage: true) }
         let validators = known.validators
         let now = Date().timeIntervalSince1970
