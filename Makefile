@@ -23,7 +23,7 @@ DIST_DIR := .build/dist
 DIST_TARBALL := $(DIST_DIR)/gallerygen-$(VERSION)-linux-$(shell uname -m).tar.gz
 DIST_PACKAGES := binutils debootstrap zstd python3
 
-.PHONY: all deps bench-deps browser-deps ci-deps build release dist dist-test ci-test demo test browser-test screenshots lint format bench vips-threads clean
+.PHONY: all deps test-deps bench-deps browser-deps ci-deps build release dist dist-test ci-test demo test browser-test screenshots lint format bench vips-threads clean
 
 all: build
 
@@ -76,9 +76,22 @@ demo: build
 	@echo
 	@echo "Open $(abspath $(SITE))/public/index.html in a browser."
 
-## test: the whole test suite.
-test: deps
-	$(SWIFT) test
+## test: the whole test suite. The remote cache's tests need nginx (WebDAV) and, for S3, moto's
+## server and botocore (PyPI, in the same venv as the browser test). They run after the rest:
+## each runs four builds at once as separate processes, which on a 2-core machine would starve
+## the tests that time transfers.
+TEST_PACKAGES := nginx-light python3-venv
+REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests
+test-deps: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"
+	@[ -x $(BROWSER_VENV)/bin/python ] || python3 -m venv $(BROWSER_VENV)
+	@$(BROWSER_VENV)/bin/python -c "import moto.server, boto3, botocore" 2>/dev/null \
+		|| $(BROWSER_VENV)/bin/pip install --quiet 'moto[server]' boto3
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip '$(REMOTE_TESTS)'
+	$(SWIFT) test --skip-build --filter '$(REMOTE_TESTS)'
 
 ## browser-test: gallerygen serve in headless Chromium (lazy loading, layout, live reload).
 browser-deps: deps

@@ -19,6 +19,8 @@ package struct BuildError: Error, Sendable, CustomStringConvertible {
         case cache
         /// The site cannot be written to the output folder.
         case output
+        /// A shard has no remote cache tier to hand its work to.
+        case remoteCache
         /// SIGINT or SIGTERM, or a build superseded by a newer one (exit 130).
         case interrupted
     }

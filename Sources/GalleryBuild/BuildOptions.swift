@@ -12,6 +12,11 @@ package struct BuildOptions: Sendable {
     package var perHost: Int?
     /// `--seed URL`: the published site to start warm from (overrides `seed:`).
     package var seed: String?
+    /// `--remote-cache URL`: the remote cache tier (overrides `remote_cache:`).
+    package var remoteCache: String?
+    /// `--shard K/N`: load and encode only this shard's photos, share them through the remote
+    /// tier, and write no pages.
+    package var shard: Shard?
 
     package init(
         output: String? = nil,
@@ -20,7 +25,9 @@ package struct BuildOptions: Sendable {
         offline: Bool = false,
         concurrency: Int? = nil,
         perHost: Int? = nil,
-        seed: String? = nil
+        seed: String? = nil,
+        remoteCache: String? = nil,
+        shard: Shard? = nil
     ) {
         self.output = output
         self.strict = strict
@@ -29,5 +36,7 @@ package struct BuildOptions: Sendable {
         self.concurrency = concurrency
         self.perHost = perHost
         self.seed = seed
+        self.remoteCache = remoteCache
+        self.shard = shard
     }
 }

@@ -24,12 +24,17 @@ package final class BuildResources: Sendable {
             var maxImageBytes: Int64
             var refresh: Bool
             var offline: Bool
+            /// `remote_cache:` or `--remote-cache`; never asked with --offline.
+            var remoteCache: String?
         }
 
         var key: Key
         var cache: DiskCache
         var http: HTTPLoader
         var loader: ImageLoader
+        var remote: RemoteCache?
+        /// Why the configured remote cache is not used (its credentials are missing).
+        var remoteWarning: String?
     }
 
     /// Runs `body` with resources made for it, and closes them (cache, client, threads) when it
@@ -85,6 +90,16 @@ package final class BuildResources: Sendable {
         } catch {
             throw BuildError(.cache, "cannot open the cache", underlying: error)
         }
+        var remote: RemoteCache?
+        var remoteWarning: String?
+        if let location = key.remoteCache {
+            switch RemoteCacheLocation.store(
+                for: location, environment: ProcessInfo.processInfo.environment, client: client)
+            {
+            case .success(let store): remote = RemoteCache(store: store)
+            case .failure(let unavailable): remoteWarning = unavailable.message
+            }
+        }
         let http = HTTPLoader(
             configuration: HTTPLoader.Configuration(
                 concurrency: key.concurrency,
@@ -94,11 +109,13 @@ package final class BuildResources: Sendable {
                 offline: key.offline
             ),
             client: client,
-            cache: cache
+            cache: cache,
+            remote: remote
         )
         let loader = ImageLoader(
             configuration: ImageLoader.Configuration(maxImageBytes: key.maxImageBytes), remote: http)
-        let environment = Environment(key: key, cache: cache, http: http, loader: loader)
+        let environment = Environment(
+            key: key, cache: cache, http: http, loader: loader, remote: remote, remoteWarning: remoteWarning)
         current.withLock { $0 = environment }
         return environment
     }

@@ -90,14 +90,19 @@ package struct BuildResult: Sendable {
     package func failure(strict: Bool) -> String? {
         let counts = report.counts
         if counts.photos == 0 {
-            let skipped = counts.skipped > 0 ? " (\(counts.skipped) entries skipped)" : ""
-            return "the feed has no usable entry\(skipped): the site shows no photo"
-        }
-        if counts.failed == counts.photos {
+            // A shard may have nothing to do (more shards than photo URLs).
+            if (report.shard?.feedPhotos ?? 0) == 0 {
+                let skipped = counts.skipped > 0 ? " (\(counts.skipped) entries skipped)" : ""
+                return "the feed has no usable entry\(skipped): the site shows no photo"
+            }
+        } else if counts.failed == counts.photos {
             return "all \(counts.photos) photos failed: the site shows no photo"
         }
         if strict, counts.failed > 0 { return "\(counts.failed) photos failed (--strict)" }
         if strict, counts.stale > 0 { return "\(counts.stale) photos came from stale copies (--strict)" }
+        if strict, let remote = report.remoteCache, remote.failures > 0 {
+            return "the remote cache failed \(remote.failures == 1 ? "once" : "\(remote.failures) times") (--strict)"
+        }
         if let limit = config.maxFailures, counts.failed > limit {
             return "\(counts.failed) photos failed (over max_failures: \(limit))"
         }

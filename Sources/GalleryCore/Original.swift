@@ -52,9 +52,16 @@ package struct Original: Sendable, Hashable {
         case stale
         /// `--offline`: taken from the cache without asking.
         case offline
-        /// Confirmed unchanged (304) against the validators a published site's manifest recorded
-        /// (`seed:`): the hash is known, the bytes were not fetched, and `file` may not exist.
+        /// Confirmed unchanged (304) against validators recorded elsewhere (a published site's
+        /// manifest, `seed:`, or the remote cache tier): the hash is known, the bytes were not
+        /// fetched, and `file` may not exist.
         case seeded
+        /// Fresh by the remote cache tier's record of the URL: no request; the hash is known, the
+        /// bytes were not fetched, and `file` may not exist.
+        case shared
+
+        /// The build knows the bytes' hash but may not have the bytes.
+        package var isBodiless: Bool { self == .seeded || self == .shared }
     }
 }
 

@@ -38,6 +38,9 @@ package struct SiteConfig: Sendable, Equatable {
     /// The published site a build with an empty cache starts warm from (`seed:`), ending in `/`
     /// or not; nil: none.
     package var seed: String?
+    /// The remote cache tier shared by every machine that builds the site (`remote_cache:`): an
+    /// http(s) URL or `s3://bucket/prefix`; nil: none. Its credentials come from the environment.
+    package var remoteCache: String?
 
     package init(
         title: String,

@@ -39,6 +39,25 @@ struct BuildCommand: AsyncParsableCommand {
             valueName: "url"))
     var seed: String?
 
+    @Option(
+        name: .customLong("remote-cache"),
+        help: ArgumentHelp(
+            "Share loads and thumbnails through this remote cache (overrides gallery.yml's remote_cache).",
+            discussion:
+                "An http(s) URL (GET/HEAD/PUT; token in GALLERYGEN_REMOTE_CACHE_TOKEN) or s3://bucket/prefix "
+                + "(AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL).",
+            valueName: "url"))
+    var remoteCache: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Build only shard K of N: load and encode its photos into the remote cache, write no pages.",
+            discussion:
+                "K/N from 1 (e.g. 2/4); auto reads GitLab's CI_NODE_INDEX and CI_NODE_TOTAL; auto/N reads "
+                + "CI_NODE_INDEX or a Kubernetes Indexed Job's JOB_COMPLETION_INDEX.",
+            valueName: "K/N"))
+    var shard: String?
+
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
@@ -55,6 +74,22 @@ struct BuildCommand: AsyncParsableCommand {
         if let seed, URL(string: seed).map({ ["http", "https"].contains($0.scheme?.lowercased() ?? "") }) != true {
             throw ValidationError("--seed must be an http or https URL (the published site), got \"\(seed)\"")
         }
+        if let remoteCache, let problem = RemoteCacheLocation.problem(with: remoteCache) {
+            throw ValidationError(problem.replacingOccurrences(of: "`remote_cache`", with: "--remote-cache"))
+        }
+        if shard != nil, offline {
+            throw ValidationError("--shard and --offline contradict each other: a shard writes to the remote cache")
+        }
+        _ = try parsedShard()
+    }
+
+    private func parsedShard() throws -> Shard? {
+        guard let shard else { return nil }
+        do {
+            return try Shard.parse(shard, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() async throws {
@@ -67,7 +102,9 @@ struct BuildCommand: AsyncParsableCommand {
             offline: offline,
             concurrency: concurrency,
             perHost: perHost,
-            seed: seed
+            seed: seed,
+            remoteCache: remoteCache,
+            shard: try parsedShard()
         )
         let builder = SiteBuilder(siteDirectory: site, options: options, events: { console.handle($0) })
         let outcome = await SignalTrap.run { () async throws(BuildError) in try await builder.build() }
@@ -85,7 +122,12 @@ struct BuildCommand: AsyncParsableCommand {
             console.report(result.report)
             console.summarize(result.report, error: result.failure(strict: strict))
             console.say(result.report.summary)
-            console.say("Site written to \(result.layout.outputDirectory.path)/index.html")
+            if let shard = result.report.shard {
+                console.say(
+                    "Shard \(shard.index)/\(shard.count) done: its photos are in the remote cache; no pages written")
+            } else {
+                console.say("Site written to \(result.layout.outputDirectory.path)/index.html")
+            }
             if let reason = result.failure(strict: strict) {
                 console.error(reason)
                 throw ExitStatus.failed

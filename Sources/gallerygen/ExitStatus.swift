@@ -13,7 +13,7 @@ enum ExitStatus {
         switch error.code {
         case .configuration: usage
         case .interrupted: interrupted
-        case .feed, .intro, .theme, .imaging, .cache, .output: failed
+        case .feed, .intro, .theme, .imaging, .cache, .output, .remoteCache: failed
         }
     }
 }

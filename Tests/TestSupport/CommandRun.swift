@@ -26,11 +26,20 @@ public struct CommandRun: Sendable {
     public static func gallerygen(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
     ) throws -> CommandRun {
+        try run(
+            binary, arguments, in: directory,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GITHUB_") }
+                .merging(environment) { $1 })
+    }
+
+    /// Runs `executable` to its end with exactly `environment` (this process's when nil).
+    public static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil
+    ) throws -> CommandRun {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GITHUB_") }
-            .merging(environment) { $1 }
+        if let environment { process.environment = environment }
         if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()
         let error = Pipe()
@@ -75,6 +84,21 @@ public final class Locked<Value: Sendable>: Sendable {
         stored.withLock { stored in
             change(&stored)
             return stored
+        }
+    }
+}
+
+extension CommandRun {
+    /// ``gallerygen(_:in:environment:)`` on a thread of its own: several runs at once, as several
+    /// machines would run them, without holding the test's cooperative threads.
+    public static func gallerygenConcurrently(
+        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> CommandRun {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result { try gallerygen(arguments, in: directory, environment: environment) })
+            }.start()
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A site folder for tests: gallery.yml, a list feed and generated photos.
-public struct FixtureSite {
+public struct FixtureSite: Sendable {
     public let folder: TemporaryDirectory
     public var url: URL { folder.url }
 

@@ -7,7 +7,7 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "grid", "host_files", "seed",
+        "exif", "grid", "host_files", "seed", "remote_cache",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = ["items", "image", "title", "album", "id", "link", "date"]
@@ -69,6 +69,11 @@ struct ConfigReader {
         config.hostFiles =
             try top["host_files"].map { node throws(ConfigError) in try bool(node, key: "host_files") } ?? true
         config.seed = try top["seed"].map { node throws(ConfigError) in try webURL(node, key: "seed") }
+        config.remoteCache = try top["remote_cache"].map { node throws(ConfigError) in
+            let value = try string(node, key: "remote_cache")
+            if let problem = RemoteCacheLocation.problem(with: value) { throw error(at: node, problem) }
+            return value
+        }
         if let node = top["grid"] {
             let text = try string(node, key: "grid")
             guard let grid = GridStyle(rawValue: text) else {

@@ -162,7 +162,7 @@ extension BuildSession {
                 case .local: report.counts.local += 1
                 case .downloaded: report.counts.downloaded += 1
                 case .revalidated, .seeded: report.counts.notModified += 1
-                case .fresh, .offline: report.counts.fresh += 1
+                case .fresh, .offline, .shared: report.counts.fresh += 1
                 case .stale: report.counts.stale += 1
                 }
                 report.warnings += outcome.warnings

@@ -21,6 +21,10 @@ struct BuildSession: Sendable {
     let renditions: RenditionStore
     /// The published site to start warm from; never with --offline.
     let seed: SiteSeed?
+    /// The remote cache tier; never with --offline.
+    let remote: RemoteCache?
+    /// Why the configured remote cache is not used.
+    let remoteWarning: String?
     let renderer: SiteRenderer
     let supersede: (@Sendable () async -> Void)?
     /// A build alone in its process waits, when interrupted, for what it started (transfers
@@ -51,9 +55,12 @@ struct BuildSession: Sendable {
                 perHost: options.perHost ?? config.perHost,
                 maxImageBytes: config.maxImageBytes,
                 refresh: options.refresh,
-                offline: options.offline
+                offline: options.offline,
+                remoteCache: options.offline ? nil : options.remoteCache ?? config.remoteCache
             )
         )
+        self.remote = environment.remote
+        self.remoteWarning = environment.remoteWarning
         self.cache = environment.cache
         self.http = environment.http
         self.loader = environment.loader
@@ -81,7 +88,8 @@ struct BuildSession: Sendable {
                 formats: config.images.formats,
                 quality: config.images.quality,
                 effort: config.images.effort,
-                seed: seed
+                seed: seed,
+                remote: environment.remote
             )
         } catch {
             throw BuildError(.imaging, underlying: error)
@@ -138,6 +146,11 @@ struct BuildSession: Sendable {
 
     func runStages(statisticsBefore: TransferStatistics) async throws(BuildError) -> (BuildReport, String?) {
         var report = BuildReport()
+        remote?.beginBuild()
+        if let remoteWarning {
+            report.warnings.append(remoteWarning)
+            events(.warning(remoteWarning))
+        }
         // Relative to the site, like every path in the report and the manifest: the same site
         // checked out elsewhere gives the same report.
         report.output = relativeName(of: layout.outputDirectory)
@@ -149,18 +162,23 @@ struct BuildSession: Sendable {
             report.warnings.append(feedWarning)
             events(.warning(feedWarning))
         }
-        let sources = await feed.photos.concurrentMap { CanonicalURL($0.source) }
+        var photos = feed.photos
+        var sources = await photos.concurrentMap { CanonicalURL($0.source) }
+        if let shard = options.shard {
+            (photos, sources) = try await shardsPhotos(shard, of: feed.photos, sources: sources, report: &report)
+        }
         // Claim this build's URLs before an older build is let go, so shared loads are joined.
         await loader.claim(Set(sources.compactMap { $0 }))
         await supersede?()
         // The previous build's manifest (needed only to write) is read while the photos load.
         // Not before: until the build this one supersedes has ended, it may still write one.
         let writer = OutputWriter(directory: layout.outputDirectory)
+        let writesPages = options.shard == nil
         async let previousManifest = { [clock] in
             let start = clock.now
-            return (writer.previousManifest(), (clock.now - start).seconds)
+            return (writesPages ? writer.previousManifest() : nil, (clock.now - start).seconds)
         }()
-        report.counts.photos = feed.photos.count
+        report.counts.photos = photos.count
         report.counts.skipped = feed.skipped.count
         for issue in feed.skipped {
             let failure = BuildReport.Failure(
@@ -170,8 +188,15 @@ struct BuildSession: Sendable {
             report.failures.append(failure)
         }
 
-        let outcomes = try await processPhotos(feed.photos, sources: sources, report: &report)
+        let outcomes = try await processPhotos(photos, sources: sources, report: &report)
         guard !Task.isCancelled else { throw .interrupted }
+        if options.shard != nil {
+            // A shard's work reaches the final build through the remote tier alone.
+            await shareMissing(outcomes)
+            guard !Task.isCancelled else { throw .interrupted }
+            countTransfers(into: &report, since: statisticsBefore)
+            return (report, feedSHA256)
+        }
 
         let pages = try await timed(.render, into: &report) { () throws(BuildError) in
             try await render(feed: feed, outcomes: outcomes)
@@ -187,11 +212,30 @@ struct BuildSession: Sendable {
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed
         report.counts.bytesWritten = written.bytesWritten
+        countTransfers(into: &report, since: statisticsBefore)
+        return (report, feedSHA256)
+    }
+
+    /// Requests and bytes of this build, what the remote tier did, and the failures in order.
+    private func countTransfers(into report: inout BuildReport, since statisticsBefore: TransferStatistics) {
         let transfers = http.statistics
         report.counts.requests = transfers.requests - statisticsBefore.requests
         report.counts.bytesTransferred = transfers.bodyBytes - statisticsBefore.bodyBytes
+        if let remote {
+            let statistics = remote.statistics
+            report.remoteCache = BuildReport.RemoteCacheCounts(
+                store: remote.store.displayName, recordsFound: statistics.recordsFound,
+                setsFound: statistics.setsFound, misses: statistics.misses, uploads: statistics.uploads,
+                failures: statistics.failures)
+            for warning in remote.warnings {
+                report.warnings.append(warning)
+                events(.warning(warning))
+            }
+        } else if let location = options.offline ? nil : options.remoteCache ?? config.remoteCache {
+            // Configured, but not usable here (its credentials are missing): --strict fails on it.
+            report.remoteCache = BuildReport.RemoteCacheCounts(store: location, failures: 1)
+        }
         report.failures.sort { ($0.index, $0.stage) < ($1.index, $1.stage) }
-        return (report, feedSHA256)
     }
 
     // MARK: Helpers

@@ -21,6 +21,8 @@ final class RenditionStore: Sendable {
     private let cache: DiskCache
     /// The published site to take sets from before making them (`seed:`).
     private let seed: SiteSeed?
+    /// The remote cache tier: asked before making a set, told of every set made.
+    let remote: RemoteCache?
 
     struct Outcome: Sendable {
         var image: ProcessedImage
@@ -35,10 +37,11 @@ final class RenditionStore: Sendable {
 
     init(
         cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
-        quality: Int, effort: Int, seed: SiteSeed? = nil
+        quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil
     ) {
         self.cache = cache
         self.seed = seed
+        self.remote = remote
         self.directory = cache.renditions
         self.processor = processor
         self.pool = pool
@@ -68,6 +71,7 @@ final class RenditionStore: Sendable {
         let key = usedSetKey(of: original)
         return try await inFlight.value(for: key) { [self] in
             if let cached = cachedOutcome(key: key) { return cached }
+            if let shared = await sharedOutcome(of: original, key: key) { return shared }
             if let seeded = await seededOutcome(of: original, key: key) { return seeded }
             var original = original
             var setKey = key
@@ -75,8 +79,8 @@ final class RenditionStore: Sendable {
             switch original.origin {
             case .downloaded, .local:
                 needsFreshCopy = false
-            case .seeded:
-                // Known by its hash alone, and the seed had no usable thumbnails: fetch the bytes.
+            case .seeded, .shared:
+                // Known by its hash alone, and no thumbnails were found: fetch the bytes.
                 needsFreshCopy = true
             case .revalidated, .fresh, .stale, .offline:
                 let file = original.file
@@ -105,12 +109,13 @@ final class RenditionStore: Sendable {
             }
             // The record is written after the files it names.
             try writeRecord(image, key: setKey)
+            await share(image, key: setKey)
             return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
         }
     }
 
     /// The file names' stems of the set of `originalSHA256` (one per format).
-    private func stems(of originalSHA256: String) -> [ImageFormat: String] {
+    func stems(of originalSHA256: String) -> [ImageFormat: String] {
         var stems: [ImageFormat: String] = [:]
         for format in recipe.formats {
             stems[format] = String(
@@ -128,8 +133,13 @@ final class RenditionStore: Sendable {
             (try? writeRecord(image, key: key)) != nil
         else { return nil }
         seed.noteAdopted()
-        known.withLock { $0[key] = image }
+        remember(image, key: key)
         return Outcome(image: image, original: original, wasProcessed: false)
+    }
+
+    /// A set this build found or took, for its later uses.
+    func remember(_ image: ProcessedImage, key: String) {
+        known.withLock { $0[key] = image }
     }
 
     /// Waits for encodes under way (libvips cannot be interrupted), so that none is cut short.
@@ -143,14 +153,14 @@ final class RenditionStore: Sendable {
     }
 
     /// The key of `original`'s rendition set, marked as used by this build (never evicted by it).
-    private func usedSetKey(of original: Original) -> String {
+    func usedSetKey(of original: Original) -> String {
         let key = String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
         cache.markRenditionSetUsed("\(key).json")
         return key
     }
 
     /// A set found in the cache, once per build: the record is read and checked on first use.
-    private func cachedOutcome(key: String) -> Outcome? {
+    func cachedOutcome(key: String) -> Outcome? {
         if let image = known.withLock({ $0[key] }) { return Outcome(image: image, wasProcessed: false) }
         guard let image = cachedImage(key: key) else { return nil }
         // The record's mtime is its last use, for least-recently-used eviction; moved in steps
@@ -169,7 +179,7 @@ final class RenditionStore: Sendable {
     }
 
     /// The set's record, written after the files it names.
-    private func writeRecord(_ image: ProcessedImage, key: String) throws {
+    func writeRecord(_ image: ProcessedImage, key: String) throws {
         try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))
     }
 

@@ -68,9 +68,8 @@ final class SiteSeed: Sendable {
         async -> ProcessedImage?
     {
         guard let published = await loadedIndex()?.bySHA256[originalSHA256] else { return nil }
-        let widths = ImageProcessor.outputWidths(configured: configured, originalWidth: published.width)
-        let expected = Set(
-            stems.flatMap { format, stem in widths.map { "\(stem)-\($0).\(format.fileExtension)" } })
+        let expected = ThumbnailSetCheck.expectedNames(
+            stems: stems, widths: configured, originalWidth: published.width)
         guard published.renditions.count == expected.count,
             Set(published.renditions.map(\.fileName)) == expected
         else { return nil }
@@ -80,16 +79,7 @@ final class SiteSeed: Sendable {
             for index in image.renditions.indices {
                 let rendition = image.renditions[index]
                 let data = try await fetch(rendition.path, limit: Self.maxFileBytes)
-                guard Int64(data.count) == rendition.byteCount else {
-                    throw Rejection(
-                        "truncated or padded", "\(rendition.path): \(data.count) bytes, not \(rendition.byteCount)")
-                }
-                guard sha256Hex(of: data) == rendition.sha256 else {
-                    throw Rejection("did not match its recorded hash", rendition.path)
-                }
-                guard ImageSniffer.imageType(of: data) == Self.sniffedType(of: rendition.format) else {
-                    throw Rejection("is not the image its name says", rendition.path)
-                }
+                try ThumbnailSetCheck.verify(data, as: rendition, name: rendition.path)
                 files.append((data, directory.appendingPathComponent(rendition.fileName)))
                 image.renditions[index].path = rendition.fileName
             }
@@ -112,14 +102,6 @@ final class SiteSeed: Sendable {
         tally.withLock { $0.adopted += 1 }
     }
 
-    private static func sniffedType(of format: ImageFormat) -> String {
-        switch format {
-        case .jpeg: "jpeg"
-        case .webp: "webp"
-        case .avif: "heif"
-        }
-    }
-
     /// Thumbnail sets taken from the seed so far.
     var adopted: Int { tally.withLock { $0.adopted } }
 
@@ -140,15 +122,7 @@ final class SiteSeed: Sendable {
 
     // MARK: Reading the published site
 
-    private struct Rejection: Error {
-        var kind: String
-        var detail: String
-
-        init(_ kind: String, _ detail: String) {
-            self.kind = kind
-            self.detail = detail
-        }
-    }
+    private typealias Rejection = ThumbnailSetCheck.Rejection
 
     private func note(_ kind: String, example: String) {
         tally.withLock { tally in
@@ -198,11 +172,13 @@ final class SiteSeed: Sendable {
     static func index(of manifest: Manifest) -> Index {
         var index = Index()
         for photo in manifest.photos where photo.error == nil {
-            guard let sha256 = photo.sha256, isHex(sha256, length: 64) else { continue }
+            guard let sha256 = photo.sha256, ThumbnailSetCheck.isHex(sha256, length: 64) else { continue }
             if let validators = photo.validators, isWellFormed(validators) {
                 index.bySource[photo.source] = KnownOriginal(sha256: sha256, validators: validators)
             }
-            if index.bySHA256[sha256] == nil, let image = photo.image, isWellFormed(image) {
+            if index.bySHA256[sha256] == nil, let image = photo.image,
+                ThumbnailSetCheck.isWellFormed(image, pathPrefix: "images/")
+            {
                 index.bySHA256[sha256] = image
             }
         }
@@ -220,27 +196,6 @@ final class SiteSeed: Sendable {
         }
         if let date = validators.lastModified, HTTPDate.parse(date) == nil { return false }
         return !validators.isEmpty
-    }
-
-    private static func isWellFormed(_ image: ProcessedImage) -> Bool {
-        let color = image.placeholder.color
-        let uri = image.placeholder.dataURI
-        guard (1...1_000_000).contains(image.width), (1...1_000_000).contains(image.height),
-            color.count == 7, color.hasPrefix("#"), isHex(String(color.dropFirst()), length: 6),
-            uri.hasPrefix("data:image/webp;base64,"),
-            uri.dropFirst("data:image/webp;base64,".count).allSatisfy({
-                $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0))
-            })
-        else { return false }
-        return image.renditions.allSatisfy { rendition in
-            rendition.path == "images/" + rendition.fileName && !rendition.fileName.contains("..")
-                && (1...100_000).contains(rendition.width) && (1...100_000).contains(rendition.height)
-                && rendition.byteCount > 0 && rendition.sha256.map { isHex($0, length: 64) } == true
-        }
-    }
-
-    private static func isHex(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// GET of a file of the published site, whole, or an error naming it.

@@ -112,7 +112,44 @@ package struct BuildReport: Sendable, Codable, Equatable {
             .map(\.1)
     }
 
+    /// What the remote cache tier did (`remote_cache:`); nil without one.
+    package struct RemoteCacheCounts: Sendable, Codable, Equatable {
+        /// The store, as configured (never with a credential).
+        package var store: String
+        /// URL records found, verified, in the tier.
+        package var recordsFound = 0
+        /// Thumbnail sets found, verified, in the tier (not encoded here).
+        package var setsFound = 0
+        /// Objects asked for that the tier did not have.
+        package var misses = 0
+        /// Objects written to the tier.
+        package var uploads = 0
+        /// Requests that failed and objects that failed verification.
+        package var failures = 0
+
+        enum CodingKeys: String, CodingKey {
+            case store, misses, uploads, failures
+            case recordsFound = "records_found"
+            case setsFound = "sets_found"
+        }
+    }
+
+    /// One shard of a sharded build (`--shard K/N`): which, and how many photos the whole feed has.
+    package struct ShardCounts: Sendable, Codable, Equatable {
+        package var index: Int
+        package var count: Int
+        /// Photos in the whole feed; `counts.photos` are this shard's.
+        package var feedPhotos: Int
+
+        enum CodingKeys: String, CodingKey {
+            case index, count
+            case feedPhotos = "feed_photos"
+        }
+    }
+
     package var counts = Counts()
+    package var remoteCache: RemoteCacheCounts?
+    package var shard: ShardCounts?
     /// Seconds per stage (`feed`, `load`, `images`, `render`, `write`, `total`); loading and imaging
     /// overlap, so `load` and `images` are each the span from the first start to the last end.
     package var seconds: [String: Double] = [:]
@@ -127,8 +164,9 @@ package struct BuildReport: Sendable, Codable, Equatable {
     package init() {}
 
     enum CodingKeys: String, CodingKey {
-        case counts, seconds, failures, warnings, output, error
+        case counts, seconds, failures, warnings, output, error, shard
         case exitCode = "exit_code"
+        case remoteCache = "remote_cache"
     }
 
     /// One line for the end of a build.
@@ -142,7 +180,14 @@ package struct BuildReport: Sendable, Codable, Equatable {
         parts.append("\(Self.formatBytes(counts.bytesTransferred)) transferred")
         parts.append("\(counts.processed) encoded")
         if counts.seeded > 0 { parts.append("\(counts.seeded) from the seed") }
-        parts.append("\(counts.filesWritten) files written")
+        if let remote = remoteCache {
+            parts.append("remote cache: \(remote.setsFound) sets found, \(remote.uploads) objects written")
+        }
+        if let shard {
+            parts.append("shard \(shard.index)/\(shard.count) of \(shard.feedPhotos) photos, no pages written")
+        } else {
+            parts.append("\(counts.filesWritten) files written")
+        }
         return parts.joined(separator: ", ") + String(format: " in %.2fs", seconds["total"] ?? 0)
     }
 

@@ -8,6 +8,8 @@ struct CacheControl: Equatable {
     var noStore = false
     var immutable = false
     var mustRevalidate = false
+    /// For one user only: a shared cache (the remote tier) must not keep it (§5.2.2.7).
+    var isPrivate = false
 
     init(_ header: String?) {
         guard let header else { return }
@@ -22,6 +24,7 @@ struct CacheControl: Equatable {
             case "no-store": noStore = true
             case "immutable": immutable = true
             case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            case "private": isPrivate = true
             default: break
             }
         }

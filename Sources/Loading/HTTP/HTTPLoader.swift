@@ -62,14 +62,21 @@ package final class HTTPLoader: OriginalLoading {
     private let global: AsyncSemaphore
     private let hosts = Mutex<[String: AsyncSemaphore]>([:])
     let health: HostHealth
+    /// The remote cache tier: asked after the local cache, told what was downloaded.
+    package let remote: RemoteCache?
+    /// What the remote tier holds of each URL asked this build (hash and validators), so that
+    /// an unchanged record is not written again.
+    let sharedVersions = Mutex<[String: String]>([:])
 
     /// - Parameters:
     ///   - client: shared by the whole build; its owner shuts it down.
     ///   - cache: an open disk cache.
-    package init(configuration: Configuration, client: HTTPClient, cache: DiskCache) {
+    ///   - remote: the remote cache tier, if the site has one.
+    package init(configuration: Configuration, client: HTTPClient, cache: DiskCache, remote: RemoteCache? = nil) {
         self.configuration = configuration
         self.client = client
         self.cache = cache
+        self.remote = remote
         self.global = AsyncSemaphore(permits: max(1, configuration.concurrency))
         self.health = HostHealth(configuration: configuration.hostHealth)
     }
@@ -109,40 +116,13 @@ package final class HTTPLoader: OriginalLoading {
     package func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?)
         async throws -> Original
     {
-        let key = source.description
-        // A copy in the cache decides as usual, and --offline asks nobody.
-        guard !configuration.offline, cache.record(for: key) == nil, let known = await known(),
-            !known.validators.isEmpty
-        else { return try await load(source, expectsImage: true) }
-        let validators = known.validators
-        let now = Date().timeIntervalSince1970
-        let published = CacheRecord(
-            url: key, finalURL: key, status: 200, etag: validators.etag, lastModified: validators.lastModified,
-            sha256: known.sha256, size: 0, blobModified: 0, responseTime: now, fetchedAt: now, validatedAt: now,
-            lastUsed: now)
-        let result: FetchResult
-        do {
-            result = try await fetch(source, revalidating: published, expectsImage: true)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            // The published validators are only a shortcut: whatever went wrong, load as usual.
-            return try await load(source, expectsImage: true)
-        }
-        switch result {
-        case .notModified:
-            // The blob of these bytes may be in the cache under another URL; usually it is not.
-            return Original(
-                source: source, file: cache.blobURL(for: known.sha256), sha256: known.sha256, byteCount: 0,
-                validators: validators, origin: .seeded)
-        case .downloaded(let original):
-            return original
-        }
+        try await load(source, expectsImage: true, known: known)
     }
 
     package func freshCopy(of damaged: Original) async throws -> Original {
-        // A seeded original's bytes were never here; a blob of that hash belongs to another URL.
-        if damaged.origin != .seeded { cache.discardBlob(damaged.sha256) }
+        // A seeded or shared original's bytes were never here; a blob of that hash belongs to
+        // another URL.
+        if damaged.origin != .seeded && damaged.origin != .shared { cache.discardBlob(damaged.sha256) }
         if configuration.offline {
             throw LoadingError(
                 .offlineMiss, url: damaged.source.description,
@@ -153,7 +133,12 @@ package final class HTTPLoader: OriginalLoading {
 
     // MARK: Cache decisions
 
-    private func load(_ source: CanonicalURL, expectsImage: Bool) async throws -> Original {
+    /// The local cache first (fresh, or revalidated), then the remote tier's record of the URL
+    /// (fresh there: no request; else revalidated with its validators), then what `known` says
+    /// (the seed), and last a download.
+    private func load(
+        _ source: CanonicalURL, expectsImage: Bool, known: (@Sendable () async -> KnownOriginal?)? = nil
+    ) async throws -> Original {
         if let available = availableOriginal(for: source) { return available }
         let key = source.description
         let now = Date()
@@ -166,6 +151,7 @@ package final class HTTPLoader: OriginalLoading {
                     cache.store(refreshed)
                     return use(refreshed, blob: blob, origin: .revalidated, at: now, source: source)
                 case .downloaded(let original):
+                    await share(key)
                     return original
                 }
             } catch let error as LoadingError where error.allowsStaleCopy {
@@ -178,13 +164,58 @@ package final class HTTPLoader: OriginalLoading {
             throw LoadingError(
                 .offlineMiss, url: key, "not in the cache, and --offline sends no request; build once online")
         }
+        if expectsImage, let shared = await sharedRecord(for: key) {
+            if !configuration.refresh, shared.isFresh(at: now) {
+                return bodiless(shared, source: source, origin: .shared)
+            }
+            if shared.hasValidators, let original = try await revalidate(source, against: shared) { return original }
+        }
+        if expectsImage, let known, let found = await known(), !found.validators.isEmpty {
+            let time = now.timeIntervalSince1970
+            let published = CacheRecord(
+                url: key, finalURL: key, status: 200, etag: found.validators.etag,
+                lastModified: found.validators.lastModified, sha256: found.sha256, size: 0, blobModified: 0,
+                responseTime: time, fetchedAt: time, validatedAt: time, lastUsed: time)
+            if let original = try await revalidate(source, against: published) { return original }
+        }
         return try await download(source, expectsImage: expectsImage)
+    }
+
+    /// A conditional request with validators recorded elsewhere (the remote tier, a published
+    /// site's manifest): a 304 vouches for the recorded hash, without the bytes. Nil when the
+    /// request failed: the validators were only a shortcut, and the caller loads as usual.
+    private func revalidate(_ source: CanonicalURL, against record: CacheRecord) async throws -> Original? {
+        let result: FetchResult
+        do {
+            result = try await fetch(source, revalidating: record, expectsImage: true)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return nil
+        }
+        switch result {
+        case .notModified:
+            return bodiless(record, source: source, origin: .seeded)
+        case .downloaded(let original):
+            await share(source.description)
+            return original
+        }
+    }
+
+    /// An original known by its hash only: its blob is in this cache only if other URLs had the
+    /// same bytes.
+    private func bodiless(_ record: CacheRecord, source: CanonicalURL, origin: Original.Origin) -> Original {
+        Original(
+            source: source, file: cache.blobURL(for: record.sha256), sha256: record.sha256, byteCount: record.size,
+            contentType: record.contentType, validators: record.validators, origin: origin)
     }
 
     /// An unconditional GET into the cache: a 304 to it is the server's error.
     private func download(_ source: CanonicalURL, expectsImage: Bool) async throws -> Original {
         switch try await fetch(source, revalidating: nil, expectsImage: expectsImage) {
-        case .downloaded(let original): return original
+        case .downloaded(let original):
+            if expectsImage { await share(source.description) }
+            return original
         case .notModified:
             throw LoadingError(
                 .httpStatus, url: source.description, "the server answered 304 to a request that was not conditional",

@@ -1,0 +1,89 @@
+import Foundation
+import GalleryCore
+import Loading
+
+/// Thumbnail sets in the remote cache tier. A set is one object, `v1/sets/<set key>` (the key
+/// is the hash of the original's hash and the recipe, as in the local cache), so a machine gets
+/// a photo's thumbnails with one request: the set's record as one line of JSON, then its files
+/// one after another, in the record's order. The tier's envelope guards the whole object; the
+/// record and each file are checked again as a seeded set is (names, sizes, hashes, formats).
+extension RenditionStore {
+    /// The set from the remote tier, verified, its files and record written into the local
+    /// cache; nil when the tier does not have it or it is unusable (the build then makes it and
+    /// writes it back, replacing a damaged one).
+    func sharedOutcome(of original: Original, key: String) async -> Outcome? {
+        guard let remote, let payload = await remote.read(.set, key) else { return nil }
+        do {
+            let files = try Self.unpack(
+                payload, stems: stems(of: original.sha256), widths: recipe.widths)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for (rendition, data) in zip(files.image.renditions, files.contents) {
+                try AtomicFile.write(data, to: file(of: rendition))
+            }
+            try writeRecord(files.image, key: key)
+            remember(files.image, key: key)
+            return Outcome(image: files.image, original: original, wasProcessed: false)
+        } catch let rejection as ThumbnailSetCheck.Rejection {
+            remote.reject(.set, key, because: "held a thumbnail set that \(rejection.kind); replaced")
+            return nil
+        } catch {
+            // The local cache could not take it: the build makes the set as if the tier had none.
+            return nil
+        }
+    }
+
+    /// Writes a set this build made to the remote tier.
+    func share(_ image: ProcessedImage, key: String) async {
+        guard let remote, let payload = try? pack(image) else { return }
+        await remote.write(.set, key, payload: payload)
+    }
+
+    /// Makes sure the remote tier has the set of `original` (a shard whose local cache already
+    /// had it made nothing, so wrote nothing): asks, and writes it if the tier has none.
+    func shareIfMissing(_ original: Original) async {
+        guard let remote else { return }
+        let key = usedSetKey(of: original)
+        guard let image = cachedOutcome(key: key)?.image, await remote.contains(.set, key) == false else { return }
+        await share(image, key: key)
+    }
+
+    private func pack(_ image: ProcessedImage) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var data = try encoder.encode(image)
+        data.append(UInt8(ascii: "\n"))
+        for rendition in image.renditions {
+            data.append(try Data(contentsOf: file(of: rendition)))
+        }
+        return data
+    }
+
+    /// The record and the files of a packed set, each checked; throws a rejection naming what
+    /// is wrong.
+    static func unpack(_ payload: Data, stems: [ImageFormat: String], widths: [Int]) throws(ThumbnailSetCheck.Rejection)
+        -> (image: ProcessedImage, contents: [Data])
+    {
+        guard let newline = payload.firstIndex(of: UInt8(ascii: "\n")),
+            let image = try? ProcessedImage.decode(payload[payload.startIndex..<newline]),
+            ThumbnailSetCheck.isWellFormed(image, pathPrefix: "")
+        else { throw ThumbnailSetCheck.Rejection("had no readable record", "") }
+        let expected = ThumbnailSetCheck.expectedNames(stems: stems, widths: widths, originalWidth: image.width)
+        guard image.renditions.count == expected.count, Set(image.renditions.map(\.fileName)) == expected else {
+            throw ThumbnailSetCheck.Rejection("was made with other settings", "")
+        }
+        var offset = payload.index(after: newline)
+        var contents: [Data] = []
+        for rendition in image.renditions {
+            let end = offset + Int(rendition.byteCount)
+            guard end <= payload.endIndex else {
+                throw ThumbnailSetCheck.Rejection("was truncated", rendition.fileName)
+            }
+            let data = Data(payload[offset..<end])
+            try ThumbnailSetCheck.verify(data, as: rendition, name: rendition.fileName)
+            contents.append(data)
+            offset = end
+        }
+        guard offset == payload.endIndex else { throw ThumbnailSetCheck.Rejection("was padded", "") }
+        return (image, contents)
+    }
+}

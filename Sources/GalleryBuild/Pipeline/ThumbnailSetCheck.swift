@@ -1,0 +1,73 @@
+import Foundation
+import GalleryCore
+import Imaging
+import Loading
+
+/// The checks a thumbnail set made elsewhere (a published site, the remote cache tier) passes
+/// before a build takes it: a well-formed record, exactly the file names this build would give
+/// the set, and each file of its recorded size and hash, sniffing as its format.
+enum ThumbnailSetCheck {
+    struct Rejection: Error {
+        var kind: String
+        var detail: String
+
+        init(_ kind: String, _ detail: String) {
+            self.kind = kind
+            self.detail = detail
+        }
+    }
+
+    /// The names this build gives the set of a photo `originalWidth` wide
+    /// (`<stem>-<width>.<ext>`): a set made with other settings has others.
+    static func expectedNames(stems: [ImageFormat: String], widths configured: [Int], originalWidth: Int) -> Set<
+        String
+    > {
+        let widths = ImageProcessor.outputWidths(configured: configured, originalWidth: originalWidth)
+        return Set(stems.flatMap { format, stem in widths.map { "\(stem)-\($0).\(format.fileExtension)" } })
+    }
+
+    /// The record's size, placeholder and renditions are sane (they go into pages unchecked
+    /// otherwise); each rendition's path is its name after `pathPrefix`.
+    static func isWellFormed(_ image: ProcessedImage, pathPrefix: String) -> Bool {
+        let color = image.placeholder.color
+        let uri = image.placeholder.dataURI
+        guard (1...1_000_000).contains(image.width), (1...1_000_000).contains(image.height),
+            color.count == 7, color.hasPrefix("#"), isHex(String(color.dropFirst()), length: 6),
+            uri.hasPrefix("data:image/webp;base64,"),
+            uri.dropFirst("data:image/webp;base64,".count).allSatisfy({
+                $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0))
+            })
+        else { return false }
+        return image.renditions.allSatisfy { rendition in
+            rendition.path == pathPrefix + rendition.fileName && !rendition.fileName.contains("..")
+                && !rendition.fileName.contains("/") && (1...100_000).contains(rendition.width)
+                && (1...100_000).contains(rendition.height) && rendition.byteCount > 0
+                && rendition.sha256.map { isHex($0, length: 64) } == true
+        }
+    }
+
+    /// Throws unless `data` is the file `rendition` records.
+    static func verify(_ data: Data, as rendition: Rendition, name: String) throws(Rejection) {
+        guard Int64(data.count) == rendition.byteCount else {
+            throw Rejection("truncated or padded", "\(name): \(data.count) bytes, not \(rendition.byteCount)")
+        }
+        guard sha256Hex(of: data) == rendition.sha256 else {
+            throw Rejection("did not match its recorded hash", name)
+        }
+        guard ImageSniffer.imageType(of: data) == sniffedType(of: rendition.format) else {
+            throw Rejection("is not the image its name says", name)
+        }
+    }
+
+    private static func sniffedType(of format: ImageFormat) -> String {
+        switch format {
+        case .jpeg: "jpeg"
+        case .webp: "webp"
+        case .avif: "heif"
+        }
+    }
+
+    static func isHex(_ text: String, length: Int) -> Bool {
+        text.utf8.count == length && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}

@@ -1,0 +1,239 @@
+import AsyncHTTPClient
+import Foundation
+import GalleryCore
+import NIOCore
+import NIOHTTP1
+
+/// Where the remote cache tier keeps its objects: a key-value store with three verbs. Keys are
+/// relative paths (`v1/sets/<hex>`). Every answer other than the object, "not there" or "stored"
+/// is thrown as a ``RemoteStoreError``.
+package protocol RemoteStore: Sendable {
+    /// The store as the user wrote it, for messages (never with a credential).
+    var displayName: String { get }
+    /// The object, or nil when the store does not have it.
+    func get(_ key: String, limit: Int) async throws -> Data?
+    /// Whether the store has the object.
+    func exists(_ key: String) async throws -> Bool
+    /// Stores the object (replacing any under that key).
+    func put(_ key: String, _ data: Data) async throws
+}
+
+/// A remote store's failure, worded for a warning.
+package struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
+    package enum Kind: Sendable {
+        /// No answer: refused, unreachable, silent.
+        case unreachable
+        /// An answer that is an error (5xx, 403, ...).
+        case status(Int)
+        /// More bytes than the caller would take.
+        case tooLarge
+    }
+
+    package var kind: Kind
+    package var description: String
+
+    package init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// Sends a store's requests through the build's HTTP client.
+struct RemoteTransport: Sendable {
+    let client: HTTPClient
+    let timeout: TimeAmount
+
+    enum Body {
+        case none
+        case bytes(Data)
+    }
+
+    /// Sends one request; a 404 to GET and HEAD is "not there" (nil), every other status outside
+    /// 2xx an error. `name` is the object as messages call it.
+    func send(
+        _ method: HTTPMethod, url: String, headers: [(name: String, value: String)], body: Body, limit: Int,
+        name: String
+    )
+        async throws -> (status: Int, body: Data)?
+    {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (field, value) in headers { request.headers.add(name: field, value: value) }
+        if case .bytes(let data) = body {
+            request.body = .bytes(ByteBuffer(bytes: data))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: timeout)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw RemoteStoreError(.unreachable, "\(name): \(Self.describe(error))")
+        }
+        let status = Int(response.status.code)
+        if status == 404, method != .PUT { return nil }
+        guard (200...299).contains(status) else {
+            // Read a little of the body: S3 says why in it (SignatureDoesNotMatch, AccessDenied).
+            let detail = (try? await response.body.collect(upTo: 4096)).map { Self.errorCode(in: $0) } ?? nil
+            throw RemoteStoreError(
+                .status(status),
+                "\(name): HTTP \(status) \(response.status.reasonPhrase)\(detail.map { " (\($0))" } ?? "")")
+        }
+        guard method == .GET else { return (status, Data()) }
+        do {
+            let collected = try await response.body.collect(upTo: limit)
+            return (status, Data(collected.readableBytesView))
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            throw RemoteStoreError(.tooLarge, "\(name): larger than \(limit) bytes")
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw RemoteStoreError(.unreachable, "\(name): \(Self.describe(error))")
+        }
+    }
+
+    /// `<Code>SignatureDoesNotMatch</Code>` in an S3 error body.
+    private static func errorCode(in buffer: ByteBuffer) -> String? {
+        let text = String(buffer: buffer)
+        guard let start = text.range(of: "<Code>"),
+            let end = text.range(of: "</Code>", range: start.upperBound..<text.endIndex)
+        else { return nil }
+        return String(text[start.upperBound..<end.lowerBound])
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "connection timed out"
+            case .readTimeout, .deadlineExceeded: return "no answer in time"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: return "\(error)"
+            }
+        }
+        let text = "\(error)"
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        return text
+    }
+}
+
+/// A plain HTTP store (nginx with WebDAV, or any server with GET/HEAD/PUT, as Bazel's and
+/// Gradle's HTTP caches use): object `key` is at `<base>/<key>`, with an optional bearer token.
+package struct HTTPRemoteStore: RemoteStore {
+    package let base: URL
+    private let token: String?
+    private let transport: RemoteTransport
+
+    package init(base: URL, token: String?, client: HTTPClient, timeout: TimeAmount = .seconds(30)) {
+        self.base = base.absoluteString.hasSuffix("/") ? base : base.appendingPathComponent("")
+        self.token = token
+        self.transport = RemoteTransport(client: client, timeout: timeout)
+    }
+
+    package var displayName: String { base.absoluteString }
+
+    private func url(_ key: String) -> String {
+        base.absoluteString
+            + key.split(separator: "/").map { SigV4Signer.encode(String($0), keepingSlash: false) }
+            .joined(separator: "/")
+    }
+
+    private var headers: [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [("User-Agent", "gallerygen/\(GalleryVersion.current)")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        return headers
+    }
+
+    package func get(_ key: String, limit: Int) async throws -> Data? {
+        try await transport.send(.GET, url: url(key), headers: headers, body: .none, limit: limit, name: key)?.body
+    }
+
+    package func exists(_ key: String) async throws -> Bool {
+        try await transport.send(.HEAD, url: url(key), headers: headers, body: .none, limit: 0, name: key) != nil
+    }
+
+    package func put(_ key: String, _ data: Data) async throws {
+        var headers = headers
+        headers.append(("Content-Type", "application/octet-stream"))
+        _ = try await transport.send(.PUT, url: url(key), headers: headers, body: .bytes(data), limit: 0, name: key)
+    }
+}
+
+/// An S3-compatible bucket (AWS S3, Cloudflare R2, MinIO, Ceph, GCS's S3 interface), each request
+/// signed with AWS Signature V4. A custom endpoint is addressed path-style
+/// (`<endpoint>/<bucket>/<key>`), AWS itself virtual-hosted style.
+package struct S3RemoteStore: RemoteStore {
+    package let bucket: String
+    package let prefix: String
+    /// Scheme, host and port, no path.
+    package let endpoint: URL
+    package let pathStyle: Bool
+    private let signer: SigV4Signer
+    private let transport: RemoteTransport
+
+    /// - Parameters:
+    ///   - endpoint: a service other than AWS (addressed path-style), or nil for AWS itself.
+    package init?(
+        bucket: String, prefix: String, endpoint: URL?, region: String, credentials: SigV4Signer.Credentials,
+        client: HTTPClient, timeout: TimeAmount = .seconds(30)
+    ) {
+        if let endpoint {
+            self.endpoint = endpoint
+            self.pathStyle = true
+        } else if let aws = URL(string: "https://\(bucket).s3.\(region).amazonaws.com"), aws.host != nil {
+            self.endpoint = aws
+            self.pathStyle = false
+        } else {
+            return nil
+        }
+        self.bucket = bucket
+        self.prefix = prefix.split(separator: "/").joined(separator: "/")
+        self.signer = SigV4Signer(credentials: credentials, region: region)
+        self.transport = RemoteTransport(client: client, timeout: timeout)
+    }
+
+    package var displayName: String { "s3://\(bucket)/\(prefix)" }
+
+    /// The object's path on the wire, percent-encoded.
+    private func path(_ key: String) -> String {
+        let full = prefix.isEmpty ? key : "\(prefix)/\(key)"
+        let objectPath = "/" + SigV4Signer.encode(full, keepingSlash: true)
+        return pathStyle ? "/" + SigV4Signer.encode(bucket, keepingSlash: false) + objectPath : objectPath
+    }
+
+    private var host: String {
+        let host = endpoint.host ?? ""
+        guard let port = endpoint.port else { return host }
+        let isDefault = (endpoint.scheme == "https" && port == 443) || (endpoint.scheme == "http" && port == 80)
+        return isDefault ? host : "\(host):\(port)"
+    }
+
+    private func send(_ method: HTTPMethod, _ key: String, body: Data?, limit: Int) async throws -> (
+        status: Int, body: Data
+    )? {
+        let path = path(key)
+        var headers: [(name: String, value: String)] = [("host", host)]
+        if body != nil { headers.append(("content-type", "application/octet-stream")) }
+        let signature = signer.sign(
+            method: method.rawValue, path: path, query: nil, headers: headers,
+            payloadSHA256: body.map { sha256Hex(of: $0) } ?? SigV4Signer.emptyPayloadSHA256,
+            amzDate: SigV4Signer.amzDate(Date()))
+        headers += signature.headers
+        headers.append(("User-Agent", "gallerygen/\(GalleryVersion.current)"))
+        let url = "\(endpoint.scheme ?? "https")://\(host)\(path)"
+        return try await transport.send(
+            method, url: url, headers: headers, body: body.map { .bytes($0) } ?? .none, limit: limit, name: key)
+    }
+
+    package func get(_ key: String, limit: Int) async throws -> Data? {
+        try await send(.GET, key, body: nil, limit: limit)?.body
+    }
+
+    package func exists(_ key: String) async throws -> Bool {
+        try await send(.HEAD, key, body: nil, limit: 0) != nil
+    }
+
+    package func put(_ key: String, _ data: Data) async throws {
+        _ = try await send(.PUT, key, body: data, limit: 0)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// nginx on 127.0.0.1 as a remote cache (`dav_methods PUT`, as shared/TEST-PARTS.md says): the
+/// objects are files under ``store``, which a test can damage; the access log says which
+/// request got which answer. `failing` makes it answer every request with that status instead.
+public final class NginxStore: Sendable {
+    public struct LoggedRequest: Sendable, Equatable {
+        public var method: String
+        public var status: Int
+        public var path: String
+    }
+
+    public let folder: TemporaryDirectory
+    public let port: Int
+    private let process = Mutex<Process?>(nil)
+    private let failing: Int?
+
+    /// Where the objects are on disk: `store/cache/v1/...` for the URL ``url``.
+    public var store: URL { folder.file("store") }
+    /// The remote cache's URL, for `remote_cache:`.
+    public var url: String { "http://127.0.0.1:\(port)/cache/" }
+
+    public init(failing: Int? = nil) throws {
+        // nginx may serve as another user: nothing under /root, and folders it may write.
+        folder = try TemporaryDirectory("gallerygen-nginx")
+        self.failing = failing
+        port = try Self.freePort()
+        for name in ["store", "tmp", "logs"] {
+            try FileManager.default.createDirectory(at: folder.file(name), withIntermediateDirectories: true)
+            chmod(folder.file(name).path, 0o777)
+        }
+        chmod(folder.url.path, 0o755)
+        try start()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Starts nginx (again, after ``stop()``) and waits until it accepts connections.
+    public func start() throws {
+        let root = folder.url.path
+        let location =
+            failing.map { "return \($0);" }
+            ?? "dav_methods PUT DELETE; create_full_put_path on; dav_access user:rw group:rw all:r;"
+        let configuration = """
+            daemon off;
+            master_process off;
+            pid \(root)/nginx.pid;
+            error_log \(root)/logs/error.log warn;
+            events { worker_connections 512; }
+            http {
+              log_format counts '$request_method $status $request_uri';
+              access_log \(root)/logs/access.log counts;
+              client_body_temp_path \(root)/tmp; proxy_temp_path \(root)/tmp; fastcgi_temp_path \(root)/tmp;
+              uwsgi_temp_path \(root)/tmp; scgi_temp_path \(root)/tmp;
+              client_max_body_size 0;
+              keepalive_requests 100000;
+              server {
+                listen 127.0.0.1:\(port);
+                root \(root)/store;
+                location / { \(location) }
+              }
+            }
+            """
+        try configuration.write(to: folder.file("nginx.conf"), atomically: true, encoding: .utf8)
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        nginx.arguments = ["-p", root, "-c", folder.file("nginx.conf").path, "-e", "\(root)/logs/error.log"]
+        nginx.standardOutput = FileHandle.nullDevice
+        nginx.standardError = FileHandle.nullDevice
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else {
+            throw TestPartError("nginx is not installed: run `make test`, which installs nginx-light")
+        }
+        try nginx.run()
+        process.withLock { $0 = nginx }
+        for _ in 0..<400 {
+            if Self.accepts(port: port) { return }
+            guard nginx.isRunning else {
+                let log = (try? String(contentsOf: folder.file("logs/error.log"), encoding: .utf8)) ?? ""
+                throw TestPartError("nginx did not start: \(log)")
+            }
+            usleep(10_000)
+        }
+        throw TestPartError("nginx did not listen on port \(port)")
+    }
+
+    /// Stops nginx at once, as a crash would (SIGKILL; it runs as one process, so nothing of it
+    /// is left serving).
+    public func stop() {
+        guard
+            let nginx = process.withLock({ process in
+                defer { process = nil }
+                return process
+            })
+        else { return }
+        kill(nginx.processIdentifier, SIGKILL)
+        nginx.waitUntilExit()
+    }
+
+    /// Every request so far, in order.
+    public var log: [LoggedRequest] {
+        let text = (try? String(contentsOf: folder.file("logs/access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let status = Int(fields[1]) else { return nil }
+            return LoggedRequest(method: String(fields[0]), status: status, path: String(fields[2]))
+        }
+    }
+
+    /// The object files of one kind (`urls`, `sets`), as paths relative to ``store``.
+    public func objects(_ kind: String) -> [URL] {
+        let folder = store.appendingPathComponent("cache/v1/\(kind)")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.sorted().map { folder.appendingPathComponent($0) }
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// A port nobody listens on now (the kernel's choice for port 0).
+    public static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw TestPartError("cannot find a free port") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public struct TestPartError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
