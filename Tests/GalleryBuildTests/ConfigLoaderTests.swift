@@ -37,6 +37,7 @@ import Testing
             exif: true
             grid: square
             seed: https://photos.example.org/
+            remote_cache: s3://bucket/gallery/cache
             """
         )
         #expect(config.title == "Trips")
@@ -55,6 +56,7 @@ import Testing
         #expect(config.maxFailures == 3 && config.allowRawHTML)
         #expect(config.showsCameraDetails && config.grid == .square)
         #expect(config.seed == "https://photos.example.org/")
+        #expect(config.remoteCache == "s3://bucket/gallery/cache")
     }
 
     @Test func fillsTheDefaults() throws {
@@ -88,6 +90,14 @@ import Testing
         ("title: T\nfeed: f.json\nexif: sometimes\n", "gallery.yml:3:7: `exif` must be true or false"),
         ("feed: f.json\n", "gallery.yml:1:1: missing `title:`"),
         ("title: T\nfeed: f.json\nseed: public/\n", "gallery.yml:3:7: `seed` must be an http or https URL"),
+        (
+            "title: T\nfeed: f.json\nremote_cache: ftp://cache/\n",
+            "gallery.yml:3:15: `remote_cache` must be an http(s) URL or s3://bucket/prefix"
+        ),
+        (
+            "title: T\nfeed: f.json\nremote_cache: https://ci:hunter2@cache.example.org/\n",
+            "gallery.yml:3:15: `remote_cache` must not hold a credential"
+        ),
         ("title: T\nfeed: [a\n", "gallery.yml:3:1: invalid YAML"),
         (
             "title: T\nfeed: f.json\ntitle: again\n",

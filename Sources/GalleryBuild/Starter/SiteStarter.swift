@@ -233,6 +233,11 @@ package struct SiteStarter: Sendable {
             # thumbnails of unchanged photos from it instead of downloading and encoding them.
             # seed: https://photos.example.org/
 
+            # A cache shared by every machine that builds the site (and by `--shard K/N` builds):
+            # an http(s) URL with PUT, or s3://bucket/prefix. Keys come from the environment
+            # (GALLERYGEN_REMOTE_CACHE_TOKEN, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
+            # remote_cache: s3://my-bucket/gallery-cache
+
             images:
               widths: [320, 480, 640, 1280, 1920]   # thumbnail widths in pixels
               formats: [webp]                       # webp, avif, jpeg
