@@ -3,7 +3,8 @@
 # Last-Modified on every file, 304 to If-None-Match / If-Modified-Since, keep-alive, and an
 # access log with status and bytes per request.
 #
-#   serve.sh start DIR PORT RUNDIR   (MAX_AGE=N adds Cache-Control: max-age=N)
+#   serve.sh start DIR PORT RUNDIR   (MAX_AGE=N adds Cache-Control: max-age=N; DAV=1 takes PUT
+#                                     into DIR, as a remote cache: nginx's WebDAV module)
 #   serve.sh stop RUNDIR
 set -euo pipefail
 case "${1:-}" in
@@ -18,7 +19,7 @@ events { worker_connections 1024; }
 http {
   types { text/html html; text/css css; text/javascript js; image/jpeg jpg jpeg; image/png png; image/webp webp; application/json json; }
   default_type application/octet-stream;
-  log_format counts '\$status \$body_bytes_sent \$request_uri';
+  log_format counts '\$status \$body_bytes_sent \$request_uri \$request_method';
   access_log $run/access.log counts;
   client_body_temp_path $run/tmp; proxy_temp_path $run/tmp; fastcgi_temp_path $run/tmp;
   uwsgi_temp_path $run/tmp; scgi_temp_path $run/tmp;
@@ -28,12 +29,13 @@ http {
     root $dir;
     etag on;
     $( [ -n "${MAX_AGE:-}" ] && echo "add_header Cache-Control \"max-age=${MAX_AGE}\";" )
+    $( [ -n "${DAV:-}" ] && echo "dav_methods PUT; create_full_put_path on; dav_access user:rw group:rw all:r; client_max_body_size 0;" )
   }
 }
 CONF
   : >"$run/access.log"
   nginx -c "$run/nginx.conf" -p "$run" -e "$run/error.log"
-  for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/feed.json" 2>/dev/null && break; sleep 0.05; done
+  for _ in $(seq 100); do curl -sS -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && break; sleep 0.05; done
   : >"$run/access.log"
   ;;
 stop)
