@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The CI files and the build report, checked for real.
 
-1. action.yml, examples/ci/github-pages.yml and examples/ci/gitlab-ci.yml validate against the
-   published schemas check-jsonschema carries (vendor.github-actions, vendor.github-workflows,
-   vendor.gitlab-ci), and the workflow passes the action only inputs it declares.
+1. action.yml and the examples under examples/ci validate against the published schemas
+   check-jsonschema carries (vendor.github-actions, vendor.github-workflows, vendor.gitlab-ci),
+   the workflow passes the action only inputs it declares, and the sharded examples (GitHub
+   matrix, GitLab parallel:, Kubernetes Indexed Job) run as many shards as they declare jobs.
 2. Reports of a clean build, a build with a failed photo under --strict (exit 1) and a build
    with a bad gallery.yml (exit 2) validate against docs/report.schema.json; a report with an
    unknown key or a missing count does not (the schema is strict enough to catch drift).
@@ -51,14 +52,18 @@ def check_ci_files():
         ("vendor.github-actions", "action.yml"),
         ("vendor.github-workflows", "examples/ci/github-pages.yml"),
         ("vendor.gitlab-ci", "examples/ci/gitlab-ci.yml"),
+        ("vendor.github-workflows", "examples/ci/github-shards.yml"),
+        ("vendor.gitlab-ci", "examples/ci/gitlab-shards.yml"),
     ]:
         ok, detail = validate(["--builtin-schema", schema, os.path.join(ROOT, path)])
         check(f"{path} is valid against {schema}", ok, "" if ok else detail)
     with open(os.path.join(ROOT, "README.md")) as f:
         readme = f.read()
-    for path in ["examples/ci/github-pages.yml", "examples/ci/gitlab-ci.yml"]:
+    for path in ["examples/ci/github-pages.yml", "examples/ci/gitlab-ci.yml", "examples/ci/github-shards.yml",
+                 "examples/ci/gitlab-shards.yml", "examples/k8s/gallerygen-shards.yaml"]:
         with open(os.path.join(ROOT, path)) as f:
             check(f"README.md shows {path} as it is", "```yaml\n" + f.read() + "```" in readme)
+    check_shard_examples()
     with open(os.path.join(ROOT, "action.yml")) as f:
         action = yaml.safe_load(f)
     with open(os.path.join(ROOT, "examples/ci/github-pages.yml")) as f:
@@ -68,6 +73,31 @@ def check_ci_files():
     passed = set().union(*[set((s.get("with") or {}).keys()) for s in ours]) if ours else set()
     check("the workflow uses the action once, with inputs it declares", len(ours) == 1
           and passed <= set(action["inputs"].keys()), f"{passed}")
+
+
+def check_shard_examples():
+    """The sharded examples agree with themselves: as many shards as jobs, and a final build."""
+    with open(os.path.join(ROOT, "examples/ci/github-shards.yml")) as f:
+        workflow = yaml.safe_load(f)
+    shards = workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"]
+    args = [s.get("with", {}).get("args", "") for s in workflow["jobs"]["shard"]["steps"]]
+    check("the GitHub matrix runs --shard K/N for K = 1..N", shards == list(range(1, len(shards) + 1))
+          and any(f"--shard ${{{{ matrix.shard }}}}/{len(shards)}" in a for a in args), f"{shards} {args}")
+    final = [s.get("with", {}).get("args", "") for s in workflow["jobs"]["build"]["steps"]]
+    check("the GitHub build job follows the shards, without --shard", workflow["jobs"]["build"]["needs"] == "shard"
+          and not any("--shard" in a for a in final))
+    with open(os.path.join(ROOT, "examples/ci/gitlab-shards.yml")) as f:
+        gitlab = yaml.safe_load(f)
+    check("the GitLab shard job is parallel with --shard auto", gitlab["shard"]["parallel"] >= 2
+          and any("--shard auto" in line for line in gitlab["shard"]["script"]))
+    with open(os.path.join(ROOT, "examples/k8s/gallerygen-shards.yaml")) as f:
+        job = yaml.safe_load(f)
+    spec = job["spec"]
+    container = spec["template"]["spec"]["containers"][0]
+    check("the Kubernetes example is an Indexed Job whose --shard auto/N matches its completions",
+          job["kind"] == "Job" and spec["completionMode"] == "Indexed"
+          and f"auto/{spec['completions']}" in container["args"] and spec["parallelism"] == spec["completions"],
+          f"{container['args']}")
 
 
 def build(binary, site, name, *extra):
@@ -83,6 +113,14 @@ def check_reports(binary, sample, work):
     status, clean = build(binary, site, "clean")
     ok, detail = validate(["--schemafile", schema, clean])
     check("a clean build's report is valid", status == 0 and ok, detail if not ok else "")
+
+    # A shard whose remote cache is down: it builds, says so, and its report is valid.
+    status, shard = build(binary, site, "shard", "--shard", "1/2", "--remote-cache", "http://127.0.0.1:9/cache/")
+    ok, detail = validate(["--schemafile", schema, shard])
+    with open(shard) as f:
+        data = json.load(f)
+    check("a shard's report (shard, remote_cache) is valid", status == 0 and ok and data["shard"]["count"] == 2
+          and data["remote_cache"]["failures"] >= 1, detail if not ok else f"exit {status}")
 
     # One photo the feed names is missing: with --strict the build fails, with a report.
     with open(os.path.join(site, "feed.json")) as f:

@@ -16,25 +16,27 @@ import Testing
         #expect(names.filter { grown[$0] != split[$0] }.count < names.count)
     }
 
-    @Test(arguments: [
-        ("2/4", [:], "2/4"),
-        ("auto", ["CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "5"], "3/5"),
-        ("auto/8", ["JOB_COMPLETION_INDEX": "0"], "1/8"),
-        ("auto/8", ["JOB_COMPLETION_INDEX": "7"], "8/8"),
-    ] as [(String, [String: String], String)])
+    @Test(
+        arguments: [
+            ("2/4", [:], "2/4"),
+            ("auto", ["CI_NODE_INDEX": "3", "CI_NODE_TOTAL": "5"], "3/5"),
+            ("auto/8", ["JOB_COMPLETION_INDEX": "0"], "1/8"),
+            ("auto/8", ["JOB_COMPLETION_INDEX": "7"], "8/8"),
+        ] as [(String, [String: String], String)])
     func parses(text: String, environment: [String: String], expected: String) throws {
         #expect(try Shard.parse(text, environment: environment).description == expected)
     }
 
-    @Test(arguments: [
-        ("0/4", [:], "the shard must be from 1 to 4, got 0"),
-        ("5/4", [:], "from 1 to 4, got 5"),
-        ("2", [:], "--shard must be K/N"),
-        ("2/x", [:], "N must be a whole number"),
-        ("auto", [:], "neither CI_NODE_INDEX"),
-        ("auto", ["JOB_COMPLETION_INDEX": "1"], "write --shard auto/N"),
-        ("auto/4", ["JOB_COMPLETION_INDEX": "4"], "from 1 to 4, got 5"),
-    ] as [(String, [String: String], String)])
+    @Test(
+        arguments: [
+            ("0/4", [:], "the shard must be from 1 to 4, got 0"),
+            ("5/4", [:], "from 1 to 4, got 5"),
+            ("2", [:], "--shard must be K/N"),
+            ("2/x", [:], "N must be a whole number"),
+            ("auto", [:], "neither CI_NODE_INDEX"),
+            ("auto", ["JOB_COMPLETION_INDEX": "1"], "write --shard auto/N"),
+            ("auto/4", ["JOB_COMPLETION_INDEX": "4"], "from 1 to 4, got 5"),
+        ] as [(String, [String: String], String)])
     func refuses(text: String, environment: [String: String], message: String) {
         let error = #expect(throws: ShardError.self) { try Shard.parse(text, environment: environment) }
         #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
