@@ -96,7 +96,7 @@ package final class BuildResources: Sendable {
             switch RemoteCacheLocation.store(
                 for: location, environment: ProcessInfo.processInfo.environment, client: client)
             {
-            case .success(let store): remote = RemoteCache(store: store)
+            case .success(let store): remote = RemoteCache(store: store, concurrency: key.concurrency)
             case .failure(let unavailable): remoteWarning = unavailable.message
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryConcurrency
 import GalleryCore
 import Synchronization
 
@@ -28,6 +29,9 @@ package final class RemoteCache: Sendable {
     /// Errors in a row after which the store is left alone for the rest of the build.
     let failureLimit: Int
     private let state = Mutex(State())
+    /// Requests in flight at once: a build of 100,000 photos asks for all of them at the start,
+    /// and requests queued in the client's pool would run out of time there.
+    private let requests: AsyncSemaphore
 
     /// What the tier did in this build, for the report.
     package struct Statistics: Sendable, Equatable {
@@ -57,9 +61,10 @@ package final class RemoteCache: Sendable {
     /// The largest object read (a set of big AVIF and JPEG thumbnails stays far below).
     static let maxObjectBytes = 256 << 20
 
-    package init(store: any RemoteStore, failureLimit: Int = 8) {
+    package init(store: any RemoteStore, concurrency: Int = 16, failureLimit: Int = 8) {
         self.store = store
         self.failureLimit = failureLimit
+        self.requests = AsyncSemaphore(permits: max(1, concurrency))
     }
 
     package var statistics: Statistics { state.withLock { $0.statistics } }
@@ -99,7 +104,9 @@ package final class RemoteCache: Sendable {
         guard isEnabled else { return nil }
         let data: Data?
         do {
-            data = try await store.get(key, limit: Self.maxObjectBytes)
+            data = try await requests.withPermit { [store] in
+                try await store.get(key, limit: Self.maxObjectBytes)
+            }
         } catch {
             failed(error, key: key)
             return nil
@@ -130,7 +137,8 @@ package final class RemoteCache: Sendable {
         let key = key(kind, name)
         guard isEnabled else { return }
         do {
-            try await store.put(key, Envelope.seal(payload, kind: kind.rawValue))
+            let sealed = Envelope.seal(payload, kind: kind.rawValue)
+            try await requests.withPermit { [store] in try await store.put(key, sealed) }
         } catch {
             failed(error, key: key)
             return
@@ -149,7 +157,7 @@ package final class RemoteCache: Sendable {
         if state.withLock({ $0.present.contains(key) }) { return true }
         guard isEnabled else { return nil }
         do {
-            let exists = try await store.exists(key)
+            let exists = try await requests.withPermit { [store] in try await store.exists(key) }
             answered()
             if exists { state.withLock { _ = $0.present.insert(key) } }
             return exists
