@@ -70,13 +70,14 @@ package struct Shard: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The shard (from 1) of each name, for names that may repeat: the distinct names ordered by
-    /// their SHA-256 and dealt out in turn. Every machine computes the same split from the same
-    /// feed, the shards differ in size by at most one photo URL, and the split does not depend
-    /// on the feed's order.
+    /// their SHA-256 and cut into `count` runs of equal length. Every machine computes the same
+    /// split from the same feed whatever its order, the shards differ in size by at most one,
+    /// and a feed that gains or loses a name between two shards' starts moves at most one name
+    /// across each cut (dealing names out in turn would move half of them).
     package static func assignments(of names: [String], count: Int) -> [String: Int] {
         let distinct = Set(names).map { (sha256Hex(of: $0), $0) }.sorted { $0.0 < $1.0 }
         var shards: [String: Int] = [:]
-        for (offset, (_, name)) in distinct.enumerated() { shards[name] = offset % count + 1 }
+        for (offset, (_, name)) in distinct.enumerated() { shards[name] = offset * count / distinct.count + 1 }
         return shards
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// The remote cache tier with nginx (WebDAV PUT) as the store and gallerygen run as separate
 /// processes, as separate machines would run it: sharded builds, a fresh machine with a warm
 /// remote, and a remote that is down, killed, failing or holding damaged objects.
-@Suite struct RemoteCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct RemoteCacheTests {
     /// A site of the upstream's photos; `remote` is its `remote_cache:`.
     func site(_ upstream: Upstream, remote: String?) throws -> FixtureSite {
         let site = try FixtureSite(count: 0)
@@ -116,6 +116,44 @@ import Testing
         #expect(again.command.status == 0 && again.counts["processed"] == 0)
         #expect(again.remote["sets_found"] as? Int == 0)
         #expect(nginx.log.count - logged == 5, "only the URL records are asked again: \(nginx.log.dropFirst(logged))")
+    }
+
+    @Test func aShardWhoseLocalCacheIsWarmStillFillsTheRemote() async throws {
+        let upstream = try await Upstream(count: 4)
+        let nginx = try NginxStore()
+        // A runner whose cache CI restored: it has every photo, and the remote has none.
+        let runner = try site(upstream, remote: nil)
+        #expect(try await build(runner).command.status == 0)
+        let expected = try runner.snapshot().mapValues(\.0)
+        upstream.server.resetCounts()
+        let shard = try await build(runner, ["--shard", "1/1", "--remote-cache", nginx.url])
+        #expect(shard.command.status == 0, "\(shard.command.standardError)")
+        #expect(shard.counts["processed"] == 0 && shard.counts["downloaded"] == 0, "\(shard.counts)")
+        #expect(nginx.objects("urls").count == 4 && nginx.objects("sets").count == 4)
+        #expect(nginx.log.filter { $0.method == "HEAD" }.count == 8, "asked before writing")
+
+        let final = try site(upstream, remote: nginx.url)
+        let run = try await build(final)
+        #expect(run.counts["processed"] == 0 && run.counts["downloaded"] == 0, "\(run.counts)")
+        #expect(try final.snapshot().mapValues(\.0) == expected)
+    }
+
+    @Test(arguments: ["private, max-age=600", "no-store"])
+    func responsesForOneUserOrNotToBeStoredAreNotShared(cacheControl: String) async throws {
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl(cacheControl)
+        let nginx = try NginxStore()
+        let run = try await build(try site(upstream, remote: nginx.url))
+        #expect(run.command.status == 0, "\(run.command.standardError)")
+        #expect(nginx.objects("urls").isEmpty, "no URL record of \(cacheControl) responses")
+    }
+
+    @Test func aShardThatCannotWriteItsWorkFails() async throws {
+        let upstream = try await Upstream(count: 2)
+        let failing = try NginxStore(failing: 503)
+        let run = try await build(try site(upstream, remote: failing.url), ["--shard", "1/1"])
+        #expect(run.command.status == 1)
+        #expect(run.command.standardError.contains("could not hand all its work"), "\(run.command.standardError)")
     }
 
     @Test func aRemoteThatIsDownCostsAWarningAndStrictFails() async throws {

@@ -5,7 +5,7 @@ import Testing
 /// The remote cache tier on an S3 API that checks signatures (moto's server, with an IAM user):
 /// the sharded build of ``RemoteCacheTests`` again, under a prefix with spaces and unicode, and
 /// a wrong secret.
-@Suite struct S3RemoteCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct S3RemoteCacheTests {
     let cases = RemoteCacheTests()
 
     @Test func shardsAndAFinalBuildThroughSignedS3Requests() async throws {

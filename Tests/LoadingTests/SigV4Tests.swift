@@ -1,7 +1,9 @@
+import AsyncHTTPClient
 import Foundation
-import Loading
 import TestSupport
 import Testing
+
+@testable import Loading
 
 /// The S3 signer against botocore's (`Tests/S3/sigv4_cases.py`): hundreds of generated requests
 /// with odd keys, spaces, unicode, query strings, extra headers, session tokens and regions.
@@ -79,5 +81,25 @@ import Testing
         #expect(SigV4Signer.encode("a b/ü+~*", keepingSlash: true) == "a%20b/%C3%BC%2B~%2A")
         #expect(SigV4Signer.encode("a/b", keepingSlash: false) == "a%2Fb")
         #expect(SigV4Signer.amzDate(Date(timeIntervalSince1970: 1_795_000_000)) == "20261118T110640Z")
+    }
+
+    @Test(
+        arguments: [
+            (
+                "photos", "gallery cache", nil, "eu-central-1",
+                "https://photos.s3.eu-central-1.amazonaws.com/gallery%20cache/v1/k"
+            ),
+            ("my.photos", "p", nil, "us-east-1", "https://s3.us-east-1.amazonaws.com/my.photos/p/v1/k"),
+            ("b", "", "http://127.0.0.1:9000", "us-east-1", "http://127.0.0.1:9000/b/v1/k"),
+            ("b", "/x/", "https://gw.example.org:443/s3/", "auto", "https://gw.example.org/s3/b/x/v1/k"),
+        ] as [(String, String, String?, String, String)])
+    func objectsAreAddressedAsS3Wants(bucket: String, prefix: String, endpoint: String?, region: String, url: String)
+        throws
+    {
+        let store = try #require(
+            S3RemoteStore(
+                bucket: bucket, prefix: prefix, endpoint: endpoint.flatMap(URL.init(string:)), region: region,
+                credentials: .init(accessKey: "a", secretKey: "s"), client: HTTPClient.shared))
+        #expect(store.url("v1/k") == url)
     }
 }

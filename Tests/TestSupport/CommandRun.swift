@@ -21,15 +21,18 @@ public struct CommandRun: Sendable {
         return folder.appendingPathComponent("gallerygen")
     }
 
-    /// Runs with this process's environment, less what would make gallerygen talk to a CI
-    /// (`GITHUB_*`), plus `environment`.
+    /// Runs with this process's environment, less what would make gallerygen talk to a CI, a
+    /// cloud or a shard of the developer's own (`GITHUB_*`, `AWS_*`, `GALLERYGEN_*`,
+    /// `CI_NODE_*`, `JOB_COMPLETION_INDEX`), plus `environment`.
     public static func gallerygen(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
     ) throws -> CommandRun {
-        try run(
+        let foreign = ["GITHUB_", "AWS_", "GALLERYGEN_", "CI_NODE_", "JOB_COMPLETION_INDEX"]
+        return try run(
             binary, arguments, in: directory,
-            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GITHUB_") }
-                .merging(environment) { $1 })
+            environment: ProcessInfo.processInfo.environment.filter { variable in
+                !foreign.contains { variable.key.hasPrefix($0) }
+            }.merging(environment) { $1 })
     }
 
     /// Runs `executable` to its end with exactly `environment` (this process's when nil).

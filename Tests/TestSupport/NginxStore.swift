@@ -115,11 +115,12 @@ public final class NginxStore: Sendable {
         }
     }
 
-    /// The object files of one kind (`urls`, `sets`), as paths relative to ``store``.
+    /// The object files of one kind (`urls`, `sets`), sorted.
     public func objects(_ kind: String) -> [URL] {
         let folder = store.appendingPathComponent("cache/v1/\(kind)")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.sorted().map { folder.appendingPathComponent($0) }
+        guard let walk = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        return walk.compactMap { $0 as? String }.sorted().map { folder.appendingPathComponent($0) }
+            .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
     }
 
     private static func accepts(port: Int) -> Bool {

@@ -62,7 +62,10 @@ public final class S3TestServer: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // One line of JSON once it is ready.
+        // One line of JSON once it is ready; a server that never gets there is stopped.
+        let deadline = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: deadline)
+        defer { deadline.cancel() }
         var line = Data()
         while true {
             let byte = output.fileHandleForReading.readData(ofLength: 1)

@@ -190,9 +190,9 @@ struct BuildSession: Sendable {
 
         let outcomes = try await processPhotos(photos, sources: sources, report: &report)
         guard !Task.isCancelled else { throw .interrupted }
-        if options.shard != nil {
+        if let shard = options.shard {
             // A shard's work reaches the final build through the remote tier alone.
-            await shareMissing(outcomes)
+            try await shareMissing(outcomes, shard: shard)
             guard !Task.isCancelled else { throw .interrupted }
             countTransfers(into: &report, since: statisticsBefore)
             return (report, feedSHA256)

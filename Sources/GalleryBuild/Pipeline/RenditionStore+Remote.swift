@@ -74,10 +74,11 @@ extension RenditionStore {
         var offset = payload.index(after: newline)
         var contents: [Data] = []
         for rendition in image.renditions {
-            let end = offset + Int(rendition.byteCount)
-            guard end <= payload.endIndex else {
+            // Compared before adding: a record's byte count near Int64.max must not trap.
+            guard rendition.byteCount <= Int64(payload.endIndex - offset) else {
                 throw ThumbnailSetCheck.Rejection("was truncated", rendition.fileName)
             }
+            let end = offset + Int(rendition.byteCount)
             let data = Data(payload[offset..<end])
             try ThumbnailSetCheck.verify(data, as: rendition, name: rendition.fileName)
             contents.append(data)

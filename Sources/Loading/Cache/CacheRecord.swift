@@ -48,10 +48,14 @@ struct CacheRecord: Codable, Sendable, Equatable {
     /// RFC 9111 §4.2: fresh while its current age is below its freshness lifetime. Only an
     /// explicit lifetime counts (max-age, else Expires - Date): gallerygen uses no heuristic
     /// freshness, so that a rebuild always sees a change. `no-cache` is never fresh.
-    func isFresh(at now: Date) -> Bool {
+    ///
+    /// `shared`: judged as a shared cache (the remote tier) judges it, `s-maxage` first.
+    func isFresh(at now: Date, shared: Bool = false) -> Bool {
         let control = CacheControl(cacheControl)
         if control.noCache || control.noStore { return false }
-        guard let lifetime = freshnessLifetime(control) else { return false }
+        let lifetime =
+            shared ? control.sharedMaxAge.map(Double.init) ?? freshnessLifetime(control) : freshnessLifetime(control)
+        guard let lifetime else { return false }
         return lifetime > currentAge(at: now)
     }
 

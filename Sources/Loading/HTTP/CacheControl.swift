@@ -4,6 +4,8 @@ import GalleryCore
 /// The directives of a `Cache-Control` header that decide what a cache may do (RFC 9111 §5.2.2).
 struct CacheControl: Equatable {
     var maxAge: Int?
+    /// The lifetime for shared caches (the remote tier), over max-age and Expires (§5.2.2.10).
+    var sharedMaxAge: Int?
     var noCache = false
     var noStore = false
     var immutable = false
@@ -20,6 +22,7 @@ struct CacheControl: Equatable {
             switch name {
             // A malformed max-age is treated as stale (§5.2.2.1 and §4.2.1): 0.
             case "max-age": maxAge = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+            case "s-maxage": sharedMaxAge = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
             case "no-cache": noCache = true
             case "no-store": noStore = true
             case "immutable": immutable = true

@@ -20,14 +20,23 @@ extension HTTPLoader {
     }
 
     /// Tells the remote tier what the local cache now knows of `url` (after a download), unless
-    /// it already holds that. A response for one user only (`private`) or not to be stored is
-    /// never shared.
+    /// it already holds that.
     func share(_ url: String) async {
-        guard let remote, var record = cache.record(for: url) else { return }
+        guard let record = cache.record(for: url) else { return }
+        await share(record)
+    }
+
+    /// Writes `record` to the remote tier unless it holds one of the same bytes and validators
+    /// (or `always`). A response for one user only (`private`), not to be stored, or varying
+    /// on anything (`Vary: *`) is never shared.
+    func share(_ record: CacheRecord, always: Bool = false) async {
+        guard let remote else { return }
+        var record = record
+        let url = record.url
         let control = CacheControl(record.cacheControl)
-        guard !control.isPrivate, !control.noStore else { return }
+        guard !control.isPrivate, !control.noStore, record.vary?.trimmingWhitespace() != "*" else { return }
         let version = Self.version(of: record)
-        guard sharedVersions.withLock({ $0[url] }) != version else { return }
+        guard always || sharedVersions.withLock({ $0[url] }) != version else { return }
         // What only this machine's cache means.
         record.blobModified = 0
         record.lastUsed = 0
@@ -44,6 +53,16 @@ extension HTTPLoader {
         guard let remote, !source.isFile, let record = cache.record(for: source.description) else { return }
         if sharedVersions.withLock({ $0[record.url] }) == Self.version(of: record) { return }
         if await remote.contains(.url, Self.sharedName(of: record.url)) == false { await share(record.url) }
+    }
+
+    /// After a 304 to a remote record's validators: the record with the new response's headers
+    /// goes back to the tier when they give it a lifetime (other machines then trust it without
+    /// a request until it runs out); without one, writing it back would gain nothing.
+    func refreshShared(_ record: CacheRecord, by head: ResponseHead) async {
+        let refreshed = record.refreshed(by: head, at: Date())
+        let control = CacheControl(refreshed.cacheControl)
+        guard control.sharedMaxAge != nil || control.maxAge != nil || refreshed.expires != nil else { return }
+        await share(refreshed, always: true)
     }
 
     static func sharedName(of url: String) -> String {

@@ -181,7 +181,10 @@ extension HTTPLoader {
     ) throws -> Original {
         let headers = head.headers
         let now = Date().timeIntervalSince1970
-        if CacheControl(headers.first(name: "Cache-Control")).noStore {
+        // A header given on several lines is one list (RFC 9110 §5.3): `private` on a line of
+        // its own counts.
+        let cacheControl = headers["Cache-Control"].isEmpty ? nil : headers["Cache-Control"].joined(separator: ", ")
+        if CacheControl(cacheControl).noStore {
             // Used by this build, never kept: the file stays in tmp/ until the build has used it
             // (``discardUnstored(_:)``); the next start empties tmp/ if this process dies first.
             return Original(
@@ -204,7 +207,7 @@ extension HTTPLoader {
             lastModified: headers.first(name: "Last-Modified"),
             date: headers.first(name: "Date"),
             age: headers.first(name: "Age"),
-            cacheControl: headers.first(name: "Cache-Control"),
+            cacheControl: cacheControl,
             expires: headers.first(name: "Expires"),
             vary: headers.first(name: "Vary"),
             contentType: contentType,

@@ -151,7 +151,7 @@ package final class HTTPLoader: OriginalLoading {
                     cache.store(refreshed)
                     return use(refreshed, blob: blob, origin: .revalidated, at: now, source: source)
                 case .downloaded(let original):
-                    await share(key)
+                    if expectsImage { await share(key) }
                     return original
                 }
             } catch let error as LoadingError where error.allowsStaleCopy {
@@ -165,10 +165,12 @@ package final class HTTPLoader: OriginalLoading {
                 .offlineMiss, url: key, "not in the cache, and --offline sends no request; build once online")
         }
         if expectsImage, let shared = await sharedRecord(for: key) {
-            if !configuration.refresh, shared.isFresh(at: now) {
+            if !configuration.refresh, shared.isFresh(at: now, shared: true) {
                 return bodiless(shared, source: source, origin: .shared)
             }
-            if shared.hasValidators, let original = try await revalidate(source, against: shared) { return original }
+            if shared.hasValidators, let original = try await revalidate(source, against: shared, refreshing: true) {
+                return original
+            }
         }
         if expectsImage, let known, let found = await known(), !found.validators.isEmpty {
             let time = now.timeIntervalSince1970
@@ -184,7 +186,10 @@ package final class HTTPLoader: OriginalLoading {
     /// A conditional request with validators recorded elsewhere (the remote tier, a published
     /// site's manifest): a 304 vouches for the recorded hash, without the bytes. Nil when the
     /// request failed: the validators were only a shortcut, and the caller loads as usual.
-    private func revalidate(_ source: CanonicalURL, against record: CacheRecord) async throws -> Original? {
+    /// `refreshing`: the record is the remote tier's, written back with the 304's headers.
+    private func revalidate(_ source: CanonicalURL, against record: CacheRecord, refreshing: Bool = false)
+        async throws -> Original?
+    {
         let result: FetchResult
         do {
             result = try await fetch(source, revalidating: record, expectsImage: true)
@@ -194,7 +199,8 @@ package final class HTTPLoader: OriginalLoading {
             return nil
         }
         switch result {
-        case .notModified:
+        case .notModified(let head):
+            if refreshing { await refreshShared(record, by: head) }
             return bodiless(record, source: source, origin: .seeded)
         case .downloaded(let original):
             await share(source.description)
@@ -412,7 +418,9 @@ extension CacheRecord {
         update("ETag", \.etag)
         update("Last-Modified", \.lastModified)
         update("Date", \.date)
-        update("Cache-Control", \.cacheControl)
+        if !headers["Cache-Control"].isEmpty {
+            record.cacheControl = headers["Cache-Control"].joined(separator: ", ")
+        }
         update("Expires", \.expires)
         update("Vary", \.vary)
         record.age = headers.first(name: "Age")

@@ -45,6 +45,8 @@ package final class RemoteCache: Sendable {
         package var uploads = 0
         /// Requests that failed, and objects that failed verification.
         package var failures = 0
+        /// Objects that could not be written: work another machine will not find.
+        package var writeFailures = 0
     }
 
     private struct State {
@@ -61,9 +63,16 @@ package final class RemoteCache: Sendable {
     /// The largest object read (a set of big AVIF and JPEG thumbnails stays far below).
     static let maxObjectBytes = 256 << 20
 
-    package init(store: any RemoteStore, concurrency: Int = 16, failureLimit: Int = 8) {
+    /// When to try a request again.
+    let retry: RetryPolicy
+
+    package init(
+        store: any RemoteStore, concurrency: Int = 16, failureLimit: Int = 8,
+        retry: RetryPolicy = RetryPolicy(attempts: 3, baseDelay: .milliseconds(100), maximumDelay: .seconds(2))
+    ) {
         self.store = store
         self.failureLimit = failureLimit
+        self.retry = retry
         self.requests = AsyncSemaphore(permits: max(1, concurrency))
     }
 
@@ -93,8 +102,13 @@ package final class RemoteCache: Sendable {
 
     // MARK: Reading and writing objects
 
+    /// Sets are made by this version's imaging code (placeholder, transparency, camera details
+    /// as it reads them), which their key does not capture: each version has its own.
     private func key(_ kind: Kind, _ name: String) -> String {
-        "v1/\(kind.rawValue)/\(name)"
+        switch kind {
+        case .url: "v1/urls/\(name)"
+        case .set: "v1/sets/\(GalleryVersion.current)/\(name)"
+        }
     }
 
     /// The verified payload of an object, or nil (not there, unreadable, or not matching its
@@ -104,9 +118,7 @@ package final class RemoteCache: Sendable {
         guard isEnabled else { return nil }
         let data: Data?
         do {
-            data = try await requests.withPermit { [store] in
-                try await store.get(key, limit: Self.maxObjectBytes)
-            }
+            data = try await attempt { [store] in try await store.get(key, limit: Self.maxObjectBytes) }
         } catch {
             failed(error, key: key)
             return nil
@@ -135,12 +147,16 @@ package final class RemoteCache: Sendable {
     /// Writes an object (its envelope added). Failures are counted, never thrown.
     package func write(_ kind: Kind, _ name: String, payload: Data) async {
         let key = key(kind, name)
-        guard isEnabled else { return }
+        guard isEnabled else {
+            state.withLock { $0.statistics.writeFailures += 1 }
+            return
+        }
         do {
             let sealed = Envelope.seal(payload, kind: kind.rawValue)
-            try await requests.withPermit { [store] in try await store.put(key, sealed) }
+            try await attempt { [store] in try await store.put(key, sealed) }
         } catch {
             failed(error, key: key)
+            if !(error is CancellationError) { state.withLock { $0.statistics.writeFailures += 1 } }
             return
         }
         answered()
@@ -157,7 +173,7 @@ package final class RemoteCache: Sendable {
         if state.withLock({ $0.present.contains(key) }) { return true }
         guard isEnabled else { return nil }
         do {
-            let exists = try await requests.withPermit { [store] in try await store.exists(key) }
+            let exists = try await attempt { [store] in try await store.exists(key) }
             answered()
             if exists { state.withLock { _ = $0.present.insert(key) } }
             return exists
@@ -169,6 +185,24 @@ package final class RemoteCache: Sendable {
 
     /// The tier is still asked (it has not failed for good in this build).
     package var isEnabled: Bool { state.withLock { $0.disabled == nil } }
+
+    /// Runs one request with a permit, again after a dropped connection or a server error
+    /// (GET, HEAD and PUT of whole objects are safe to repeat; S3 asks clients to retry 500 and
+    /// 503), with the loader's backoff.
+    private func attempt<Value: Sendable>(_ request: @escaping @Sendable () async throws -> Value) async throws
+        -> Value
+    {
+        var number = 1
+        while true {
+            do {
+                return try await requests.withPermit(request)
+            } catch let error as RemoteStoreError where number < retry.attempts && error.isRetryable {
+                guard isEnabled, let delay = retry.delay(afterAttempt: number, retryAfter: nil) else { throw error }
+                try await Task.sleep(for: delay)
+                number += 1
+            }
+        }
+    }
 
     private func answered() {
         state.withLock { $0.errorsInARow = 0 }
@@ -184,7 +218,12 @@ package final class RemoteCache: Sendable {
             let reason = storeError?.description ?? "\(key): \(error)"
             switch storeError?.kind {
             case .unreachable?:
-                state.disabled = "unreachable (\(reason))"
+                // Refused or silent, after retries: a store that is down would cost every
+                // request its timeout. Two in a row, and it is left alone.
+                let problem = "could not be read or written (no answer)"
+                state.problems[problem, default: 0] += 1
+                if state.examples[problem] == nil { state.examples[problem] = reason }
+                if state.errorsInARow >= 2 { state.disabled = "unreachable (\(reason))" }
             case .status(let status)?:
                 let problem = "could not be read or written (HTTP \(status))"
                 state.problems[problem, default: 0] += 1

@@ -36,6 +36,15 @@ package struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.description = description
     }
+
+    /// Worth another attempt: a dropped or refused connection, 408, 429, 5xx.
+    var isRetryable: Bool {
+        switch kind {
+        case .unreachable: true
+        case .status(let status): RetryPolicy.isRetryable(status: status)
+        case .tooLarge: false
+        }
+    }
 }
 
 /// Sends a store's requests through the build's HTTP client.
@@ -180,9 +189,15 @@ package struct S3RemoteStore: RemoteStore {
         if let endpoint {
             self.endpoint = endpoint
             self.pathStyle = true
-        } else if let aws = URL(string: "https://\(bucket).s3.\(region).amazonaws.com"), aws.host != nil {
+        } else if !bucket.contains("."),
+            let aws = URL(string: "https://\(bucket).s3.\(region).amazonaws.com"), aws.host != nil
+        {
             self.endpoint = aws
             self.pathStyle = false
+        } else if let aws = URL(string: "https://s3.\(region).amazonaws.com"), aws.host != nil {
+            // A bucket name with dots is not covered by AWS's wildcard certificate: path-style.
+            self.endpoint = aws
+            self.pathStyle = true
         } else {
             return nil
         }
@@ -194,14 +209,21 @@ package struct S3RemoteStore: RemoteStore {
 
     package var displayName: String { "s3://\(bucket)/\(prefix)" }
 
-    /// The object's path on the wire, percent-encoded.
-    private func path(_ key: String) -> String {
+    /// The object's path on the wire, percent-encoded (under the endpoint's own path, if any).
+    func path(_ key: String) -> String {
         let full = prefix.isEmpty ? key : "\(prefix)/\(key)"
         let objectPath = "/" + SigV4Signer.encode(full, keepingSlash: true)
-        return pathStyle ? "/" + SigV4Signer.encode(bucket, keepingSlash: false) + objectPath : objectPath
+        guard pathStyle else { return objectPath }
+        let base = endpoint.path.split(separator: "/").map { SigV4Signer.encode(String($0), keepingSlash: false) }
+        return (base.map { "/" + $0 }.joined()) + "/" + SigV4Signer.encode(bucket, keepingSlash: false) + objectPath
     }
 
-    private var host: String {
+    /// The URL of the object `key`, as requested.
+    func url(_ key: String) -> String {
+        "\(endpoint.scheme ?? "https")://\(host)\(path(key))"
+    }
+
+    var host: String {
         let host = endpoint.host ?? ""
         guard let port = endpoint.port else { return host }
         let isDefault = (endpoint.scheme == "https" && port == 443) || (endpoint.scheme == "http" && port == 80)
@@ -220,9 +242,8 @@ package struct S3RemoteStore: RemoteStore {
             amzDate: SigV4Signer.amzDate(Date()))
         headers += signature.headers
         headers.append(("User-Agent", "gallerygen/\(GalleryVersion.current)"))
-        let url = "\(endpoint.scheme ?? "https")://\(host)\(path)"
         return try await transport.send(
-            method, url: url, headers: headers, body: body.map { .bytes($0) } ?? .none, limit: limit, name: key)
+            method, url: url(key), headers: headers, body: body.map { .bytes($0) } ?? .none, limit: limit, name: key)
     }
 
     package func get(_ key: String, limit: Int) async throws -> Data? {
