@@ -17,6 +17,23 @@ extension Manifest {
     }
 }
 
+extension Manifest {
+    /// The file list of a manifest, its photos skipped unread: what a build needs of the previous
+    /// build's manifest (which files to remove). Nil when the data is not a manifest.
+    package static func fileList(of data: Data) -> [String]? {
+        guard let members = try? JSONParser.parseMembers([CodingKeys.files.stringValue], of: [UInt8](data)),
+            case .array(let items)? = members[CodingKeys.files.stringValue]
+        else { return nil }
+        var files: [String] = []
+        files.reserveCapacity(items.count)
+        for item in items {
+            guard case .string(let file) = item else { return nil }
+            files.append(file)
+        }
+        return files
+    }
+}
+
 extension ManifestPhoto {
     package init(json: JSONFields) throws(JSONFields.Mismatch) {
         self.init(

@@ -23,8 +23,108 @@ package struct JSONParser {
         return value
     }
 
+    /// The members `keys` of a top-level object; the others are checked as JSON and skipped
+    /// without being built (a 100,000-photo manifest read for its file list alone would
+    /// otherwise be a tree of a million values).
+    package static func parseMembers(_ keys: Set<String>, of bytes: [UInt8]) throws(Failure) -> [String: JSONValue] {
+        var parser = JSONParser(bytes: bytes)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.position = 3 }
+        parser.skipWhitespace()
+        guard parser.current == UInt8(ascii: "{") else { throw parser.failure("expected an object") }
+        parser.position += 1
+        var members: [String: JSONValue] = [:]
+        parser.skipWhitespace()
+        if parser.current == UInt8(ascii: "}") {
+            parser.position += 1
+        } else {
+            while true {
+                parser.skipWhitespace()
+                guard parser.current == UInt8(ascii: "\"") else { throw parser.failure("expected a string key") }
+                let key = try parser.parseString()
+                parser.skipWhitespace()
+                guard parser.current == UInt8(ascii: ":") else { throw parser.failure("expected ':' after \"\(key)\"") }
+                parser.position += 1
+                parser.skipWhitespace()
+                if keys.contains(key) {
+                    members[key] = try parser.parseValue()
+                } else {
+                    try parser.skipValue()
+                }
+                parser.skipWhitespace()
+                if parser.current == UInt8(ascii: ",") {
+                    parser.position += 1
+                    continue
+                }
+                guard parser.current == UInt8(ascii: "}") else { throw parser.failure("expected ',' or '}'") }
+                parser.position += 1
+                break
+            }
+        }
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else { throw parser.failure("unexpected text after the JSON value") }
+        return members
+    }
+
     private init(bytes: [UInt8]) {
         self.bytes = bytes
+    }
+
+    /// Moves past one value, checking its structure, building nothing.
+    private mutating func skipValue() throws(Failure) {
+        guard let byte = current else { throw failure("unexpected end of the file, expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let closing = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            try enterContainer()
+            defer { depth -= 1 }
+            position += 1
+            skipWhitespace()
+            if current == closing {
+                position += 1
+                return
+            }
+            while true {
+                skipWhitespace()
+                if closing == UInt8(ascii: "}") {
+                    guard current == UInt8(ascii: "\"") else { throw failure("expected a string key in an object") }
+                    try skipString()
+                    skipWhitespace()
+                    guard current == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
+                    position += 1
+                    skipWhitespace()
+                }
+                try skipValue()
+                skipWhitespace()
+                if current == UInt8(ascii: ",") {
+                    position += 1
+                } else if current == closing {
+                    position += 1
+                    return
+                } else {
+                    throw failure("expected ',' or a closing bracket")
+                }
+            }
+        case UInt8(ascii: "\""):
+            try skipString()
+        default:
+            _ = try parseValue()
+        }
+    }
+
+    /// Moves past a string (escapes included) without decoding it.
+    private mutating func skipString() throws(Failure) {
+        position += 1
+        while let byte = current {
+            position += 1
+            if byte == UInt8(ascii: "\"") { return }
+            if byte == UInt8(ascii: "\\") {
+                guard current != nil else { break }
+                position += 1
+            } else if byte < 0x20 {
+                throw failure("a control character in a string", at: position - 1)
+            }
+        }
+        throw failure("unexpected end of the file inside a string")
     }
 
     private func failure(_ message: String, at offset: Int? = nil) -> Failure {

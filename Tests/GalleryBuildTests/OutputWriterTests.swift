@@ -43,7 +43,7 @@ import Testing
             if path == failing { throw DiskFull() }
         }
 
-        #expect(throws: DiskFull.self) { try writer.write(next, manifest: nextManifest, previous: firstManifest) }
+        #expect(throws: DiskFull.self) { try writer.write(next, manifest: nextManifest, previous: firstManifest.files) }
 
         let after = folder.allFiles(under: "public").map {
             ($0, try? Data(contentsOf: output.appendingPathComponent($0)))
@@ -58,7 +58,7 @@ import Testing
         let order = Locked<[String]>([])
         let writer = OutputWriter(directory: output) { path in order.update { $0?.append(path) } }
 
-        _ = try writer.write(next, manifest: nextManifest, previous: firstManifest)
+        _ = try writer.write(next, manifest: nextManifest, previous: firstManifest.files)
 
         #expect(order.value == ["images/new.webp", "index.html", "album-a.html", Manifest.fileName])
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("images/old.webp").path))

@@ -36,6 +36,14 @@ import Testing
             files: ["index.html", "images/x-480.webp"]
         )
         #expect(try Manifest.decode(manifest.encoded()) == manifest)
+        // Its file list alone, the photos (escapes, nesting, numbers, null) skipped unread.
+        #expect(try Manifest.fileList(of: manifest.encoded()) == manifest.files)
+        #expect(
+            Manifest.fileList(of: Data(#"{"photos": [{"a": [1, -2.5e3, null, true, "\"}"]}], "files": []}"#.utf8)) == []
+        )
+        for broken in [#"{"files": ["a"], "photos": [}"#, #"{"files": [1]}"#, #"{"photos": "x"#, "[]", ""] {
+            #expect(Manifest.fileList(of: Data(broken.utf8)) == nil, "\(broken)")
+        }
         #expect(
             try Manifest.decode(try JSONEncoder().encode(Manifest(photos: [], files: [])))
                 == Manifest(photos: [], files: []))

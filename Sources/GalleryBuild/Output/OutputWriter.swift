@@ -52,14 +52,16 @@ struct OutputWriter {
         var removed = 0
     }
 
-    /// The manifest of the build before, if the output has a readable one.
-    func previousManifest() -> Manifest? {
+    /// The files the build before wrote, if the output has a readable manifest (its photos are
+    /// not read: at 100,000 photos they would cost hundreds of megabytes for nothing).
+    func previousFiles() -> [String]? {
         let file = directory.appendingPathComponent(Manifest.fileName)
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
-        return try? Manifest.decode(data)
+        return Manifest.fileList(of: data)
     }
 
-    func write(_ files: [OutputFile], manifest: Manifest, previous: Manifest?) throws -> Result {
+    /// `previous`: the files the build before wrote (``previousFiles()``).
+    func write(_ files: [OutputFile], manifest: Manifest, previous: [String]?) throws -> Result {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         removeLeftovers()
@@ -87,16 +89,13 @@ struct OutputWriter {
                 result.bytesWritten += size
                 result.written += 1
             }
-            // The manifest goes with the pages, last; when it equals the previous one, the file
-            // already says it.
-            let manifestFile = directory.appendingPathComponent(Manifest.fileName)
+            // The manifest goes with the pages, last; when its bytes are those of the previous
+            // one, it is left alone like any unchanged page.
             var staging = files.compactMap { file -> (String, [UInt8])? in
                 guard case .bytes(let bytes) = file.content else { return nil }
                 return (file.path, bytes)
             }
-            if manifest != previous || !fileManager.fileExists(atPath: manifestFile.path) {
-                staging.append((Manifest.fileName, [UInt8](try manifest.encoded())))
-            }
+            staging.append((Manifest.fileName, [UInt8](try manifest.encoded())))
             for (path, bytes) in staging {
                 let target = directory.appendingPathComponent(path)
                 if let existing = fileManager.contents(atPath: target.path), Self.same(existing, bytes) { continue }
@@ -127,7 +126,7 @@ struct OutputWriter {
             }
         }
         let produced = Set(files.map(\.path))
-        for stale in previous?.files ?? [] where !produced.contains(stale) && Self.isSafeRelativePath(stale) {
+        for stale in previous ?? [] where !produced.contains(stale) && Self.isSafeRelativePath(stale) {
             let target = directory.appendingPathComponent(stale)
             if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
         }

@@ -37,7 +37,7 @@ extension BuildSession {
 
     func write(
         pages: [RenderedFile], outcomes: [Int: PhotoOutcome], photos: [Photo], with writer: OutputWriter,
-        previous: Manifest?
+        previous: [String]?
     ) throws(BuildError) -> OutputWriter.Result {
         var files = pages.map { OutputFile(path: $0.path, content: .bytes($0.contents)) }
         var seen: Set<String> = []

@@ -176,7 +176,7 @@ struct BuildSession: Sendable {
         let writesPages = options.shard == nil
         async let previousManifest = { [clock] in
             let start = clock.now
-            return (writesPages ? writer.previousManifest() : nil, (clock.now - start).seconds)
+            return (writesPages ? writer.previousFiles() : nil, (clock.now - start).seconds)
         }()
         report.counts.photos = photos.count
         report.counts.skipped = feed.skipped.count
