@@ -95,6 +95,27 @@ package struct SiteRenderer: Sendable {
     /// Every page of the site plus the theme's assets, in a stable order. Tiles, then pages, are
     /// rendered on every core.
     package func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
+        let collected = Collected()
+        do {
+            try await render(gallery, chunk: Int.max) { files in collected.append(files) }
+        } catch let error as RenderingError {
+            throw error
+        } catch {
+            // The sink above never throws.
+            throw RenderingError(.unreadable, "\(error)")
+        }
+        return collected.files
+    }
+
+    /// Renders the site in chunks of at most `chunk` files, each handed to `sink` before the next
+    /// is rendered, so that a gallery of 100,000 photos never holds all its pages at once. Throws
+    /// a ``RenderingError``, or what `sink` threw (which stops the rendering).
+    package func render(
+        _ gallery: Gallery, chunk: Int, into sink: ([RenderedFile]) async throws -> Void
+    ) async throws {
+        func hand(_ files: [RenderedFile]) async throws {
+            try await sink(files)
+        }
         guard templates.library.getTemplate(named: "page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }
@@ -123,9 +144,16 @@ package struct SiteRenderer: Sendable {
             model.html = html.hasSuffix("\n") ? String(html.dropLast()) : html
             return model
         }
-        var files = await Array(zip(plan.pages, pageTiles)).concurrentMap { page, numbers in
-            let model = plan.model(for: page, photos: numbers.map { tiles[$0] }, grid: grid)
-            return RenderedFile(path: page.path, contents: Array((templates.render(model, "page") ?? "").utf8))
+        let gridPages = Array(zip(plan.pages, pageTiles))
+        // Grid pages hold 60 tiles each: a chunk of them weighs as much as 60 photo pages.
+        let gridChunk = max(1, chunk / 60)
+        for start in stride(from: 0, to: gridPages.count, by: gridChunk) {
+            let part = gridPages[start..<min(start + gridChunk, gridPages.count)]
+            try await hand(
+                await Array(part).concurrentMap { page, numbers in
+                    let model = plan.model(for: page, photos: numbers.map { tiles[$0] }, grid: grid)
+                    return RenderedFile(path: page.path, contents: Array((templates.render(model, "page") ?? "").utf8))
+                })
         }
         if plan.hasAlbumsPage {
             guard let html = templates.render(plan.albumsPageModel(grid: grid), "albums") else {
@@ -134,23 +162,38 @@ package struct SiteRenderer: Sendable {
                     "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
                 )
             }
-            files.append(RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8)))
+            try await hand([RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8))])
         }
-        files += try await photoPages(plan: plan, slugs: slugs)
-        files += try feeds(gallery: gallery, plan: plan, slugs: slugs)
-        files += try assets()
-        return files
+        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, into: hand)
+        try await hand(try feeds(gallery: gallery, plan: plan, slugs: slugs))
+        try await hand(try assets())
     }
 
-    /// `photos/<slug>.html` for every photo with an image, in gallery order.
-    private func photoPages(plan: PagePlan, slugs: [Int: String]) async throws(RenderingError) -> [RenderedFile] {
+    /// Files handed over chunk by chunk, kept (``render(_:)``).
+    private final class Collected: @unchecked Sendable {
+        var files: [RenderedFile] = []
+
+        func append(_ more: [RenderedFile]) {
+            files += more
+        }
+    }
+
+    /// `photos/<slug>.html` for every photo with an image, in gallery order, `chunk` at a time.
+    private func photoPages(
+        plan: PagePlan, slugs: [Int: String], chunk: Int, into hand: ([RenderedFile]) async throws -> Void
+    ) async throws {
         guard templates.library.getTemplate(named: "photo-page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): no photo-page.mustache, and no built-in one to use")
         }
         let models = plan.photoPageModels(slugs: slugs, showsCameraDetails: configuration.showsCameraDetails)
         let templates = templates
-        return await models.concurrentMap { path, model in
-            return RenderedFile(path: path, contents: Array((templates.render(model, "photo-page") ?? "").utf8))
+        let size = max(1, chunk)
+        for start in stride(from: 0, to: models.count, by: size) {
+            let part = Array(models[start..<min(start + size, models.count)])
+            try await hand(
+                await part.concurrentMap { path, model in
+                    RenderedFile(path: path, contents: Array((templates.render(model, "photo-page") ?? "").utf8))
+                })
         }
     }
 

@@ -100,6 +100,41 @@ def check_shard_examples():
           f"{container['args']}")
 
 
+class RemoteStore:
+    """A remote cache with GET, HEAD and PUT, kept in memory, on 127.0.0.1."""
+
+    def __init__(self):
+        objects = self.objects = {}
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                body = objects.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Length", str(len(body or b"")))
+                self.end_headers()
+                if self.command == "GET" and body is not None:
+                    self.wfile.write(body)
+
+            do_HEAD = do_GET
+
+            def do_PUT(self):
+                objects[self.path] = self.rfile.read(int(self.headers["Content-Length"]))
+                self.send_response(201)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/cache/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def build(binary, site, name, *extra):
     report = os.path.join(site, name + "-report.json")
     run = subprocess.run([binary, "build", site, "-q", "--report", report, *extra], capture_output=True, text=True)
@@ -114,13 +149,22 @@ def check_reports(binary, sample, work):
     ok, detail = validate(["--schemafile", schema, clean])
     check("a clean build's report is valid", status == 0 and ok, detail if not ok else "")
 
-    # A shard whose remote cache is down: it builds, says so, and its report is valid.
-    status, shard = build(binary, site, "shard", "--shard", "1/2", "--remote-cache", "http://127.0.0.1:9/cache/")
+    # A shard with a remote cache (a PUT store in this process): its report, with shard and
+    # remote_cache, is valid; with the store down the shard exits 1 (its work would be lost).
+    store = RemoteStore()
+    status, shard = build(binary, site, "shard", "--shard", "1/2", "--remote-cache", store.url)
     ok, detail = validate(["--schemafile", schema, shard])
     with open(shard) as f:
         data = json.load(f)
     check("a shard's report (shard, remote_cache) is valid", status == 0 and ok and data["shard"]["count"] == 2
-          and data["remote_cache"]["failures"] >= 1, detail if not ok else f"exit {status}")
+          and data["remote_cache"]["uploads"] > 0 and len(store.objects) > 0, detail if not ok else f"exit {status}")
+    store.stop()
+    status, down = build(binary, site, "shard-down", "--shard", "1/2", "--remote-cache", store.url)
+    ok, detail = validate(["--schemafile", schema, down])
+    with open(down) as f:
+        data = json.load(f)
+    check("a shard whose remote cache is down exits 1 with a valid report saying why",
+          status == 1 and ok and "remote cache" in data.get("error", ""), detail if not ok else f"exit {status}")
 
     # One photo the feed names is missing: with --strict the build fails, with a report.
     with open(os.path.join(site, "feed.json")) as f:

@@ -15,7 +15,10 @@ import Testing
             files: ["a.html", "images/x.webp"]
         )
         let text = String(decoding: try manifest.encoded(), as: UTF8.self)
-        #expect(text.contains("\"etag\" : \"W/\\\"1\\\"\""))
+        #expect(text.contains("\"etag\":\"W/\\\"1\\\"\""))
+        // One photo per line, the keys in order, valid JSON.
+        #expect(text.hasPrefix("{\"files\":[") && text.hasSuffix("\"version\":2}\n"))
+        #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil)
         #expect(text.range(of: "\"files\"")!.lowerBound < text.range(of: "\"photos\"")!.lowerBound)
         #expect(try Manifest.decode(try manifest.encoded()) == manifest)
         #expect(try manifest.encoded() == (try manifest.encoded()))

@@ -11,7 +11,11 @@ import Synchronization
 
 /// The render and write stages: pages from the photos, then the site written whole.
 extension BuildSession {
-    func render(feed: FeedDocument, outcomes: [Int: PhotoOutcome]) async throws(BuildError) -> [RenderedFile] {
+    /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
+    /// holds all its pages); returns the paths of the pages staged or left as they were.
+    func render(feed: FeedDocument, outcomes: [Int: PhotoOutcome], into staging: OutputWriter.Staging)
+        async throws(BuildError) -> [String]
+    {
         var intro = ""
         if let file = layout.introFile {
             guard let text = try? String(contentsOf: file, encoding: .utf8) else {
@@ -26,20 +30,52 @@ extension BuildSession {
                 sourceName: displayName(of: photo.source))
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
+        var paths: [String] = []
         do {
-            let pages = try await renderer.render(gallery)
-            guard config.hostFiles else { return pages }
-            return pages + HostFiles.files(pagePaths: pages.map(\.path).filter { !$0.hasPrefix("assets/") })
-        } catch {
+            func stage(_ files: [RenderedFile]) throws {
+                do {
+                    try staging.stage(files.map { ($0.path, $0.contents) })
+                } catch {
+                    throw StagingFailure(error: error as NSError)
+                }
+                paths += files.map(\.path)
+            }
+            try await renderer.render(gallery, chunk: Self.renderChunk) { files in try stage(files) }
+            if config.hostFiles {
+                try stage(HostFiles.files(pagePaths: paths.filter { !$0.hasPrefix("assets/") }))
+            }
+        } catch let failure as StagingFailure {
+            throw outputError(failure.error)
+        } catch let error as RenderingError {
             throw BuildError(.theme, underlying: error)
+        } catch {
+            throw BuildError(.theme, "\(error)")
         }
+        return paths
     }
 
+    /// Pages rendered and staged at a time (about 2-5 MB of HTML).
+    static let renderChunk = 1024
+
+    /// A file error of the staging, told apart from the theme's.
+    private struct StagingFailure: Error {
+        var error: NSError
+    }
+
+    func outputError(_ error: NSError) -> BuildError {
+        BuildError(
+            .output,
+            "cannot write the site to \(layout.outputDirectory.path) (the output folder is as the previous "
+                + "build left it)",
+            underlying: FileWriteFailure(error))
+    }
+
+    /// The thumbnails and the manifest, then everything staged renamed into place.
     func write(
-        pages: [RenderedFile], outcomes: [Int: PhotoOutcome], photos: [Photo], with writer: OutputWriter,
+        pagePaths: [String], outcomes: [Int: PhotoOutcome], photos: [Photo], into staging: OutputWriter.Staging,
         previous: [String]?
     ) throws(BuildError) -> OutputWriter.Result {
-        var files = pages.map { OutputFile(path: $0.path, content: .bytes($0.contents)) }
+        var files: [OutputFile] = []
         var seen: Set<String> = []
         var manifestPhotos: [ManifestPhoto] = []
         for photo in photos {
@@ -70,15 +106,13 @@ extension BuildSession {
             }
             manifestPhotos.append(record)
         }
-        let manifest = Manifest(photos: manifestPhotos, files: files.map(\.path).sorted())
+        let manifest = Manifest(photos: manifestPhotos, files: (pagePaths + files.map(\.path)).sorted())
         do {
-            return try writer.write(files, manifest: manifest, previous: previous)
+            try staging.copy(files)
+            return try staging.finish(manifest: manifest, previous: previous)
         } catch {
-            throw BuildError(
-                .output,
-                "cannot write the site to \(layout.outputDirectory.path) (the output folder is as the previous "
-                    + "build left it)",
-                underlying: FileWriteFailure(error as NSError))
+            staging.abandon()
+            throw outputError(error as NSError)
         }
     }
 }

@@ -198,16 +198,32 @@ struct BuildSession: Sendable {
             return (report, feedSHA256)
         }
 
-        let pages = try await timed(.render, into: &report) { () throws(BuildError) in
-            try await render(feed: feed, outcomes: outcomes)
+        let staging: OutputWriter.Staging
+        do {
+            staging = try OutputWriter.Staging(writer)
+        } catch {
+            throw outputError(error as NSError)
         }
-        guard !Task.isCancelled else { throw .interrupted }
+        let pagePaths: [String]
+        do {
+            pagePaths = try await timed(.render, into: &report) { () throws(BuildError) in
+                try await render(feed: feed, outcomes: outcomes, into: staging)
+            }
+        } catch {
+            staging.abandon()
+            throw error
+        }
+        guard !Task.isCancelled else {
+            staging.abandon()
+            throw .interrupted
+        }
 
         // From here on the build runs to the end: the output is replaced as a whole or not at all.
         let (previous, manifestSeconds) = await previousManifest
         report.seconds["manifest"] = manifestSeconds
         let written = try await timed(.write, into: &report) { () throws(BuildError) in
-            try write(pages: pages, outcomes: outcomes, photos: feed.photos, with: writer, previous: previous)
+            try write(
+                pagePaths: pagePaths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous)
         }
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed

@@ -37,6 +37,20 @@ package final class DiskCache: Sendable {
         var version = 1
         var records: [CacheRecord]
 
+        /// One record per line, a record at a time: JSONEncoder's tree of 100,000 records cost
+        /// hundreds of megabytes more than the file.
+        func encoded() throws -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var data = Data("{\"records\":[".utf8)
+            for (offset, record) in records.enumerated() {
+                data.append(contentsOf: Array((offset == 0 ? "\n" : ",\n").utf8))
+                data.append(try encoder.encode(record))
+            }
+            data.append(contentsOf: Array("\n],\n\"version\":\(version)}\n".utf8))
+            return data
+        }
+
         static func decode(_ data: Data) throws -> IndexFile {
             let json = try JSONFields.parse(data)
             return IndexFile(
@@ -97,10 +111,8 @@ package final class DiskCache: Sendable {
             return state.records.values.sorted { $0.url < $1.url }
         }
         guard let records else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            try AtomicFile.write(try encoder.encode(IndexFile(records: records)), to: indexFile)
+            try AtomicFile.write(try IndexFile(records: records).encoded(), to: indexFile)
         } catch {
             throw LoadingError(
                 .cache, url: indexFile.path, "cannot write the cache index", underlying: error as NSError)
