@@ -25,20 +25,12 @@ package struct Manifest: Sendable, Hashable, Codable {
     /// cleanly; a record at a time, so that a manifest of 100,000 photos is never a tree in
     /// memory (JSONEncoder's of the whole document took 240 MB more than the result).
     package func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = Data("{\"files\":[".utf8)
-        for (offset, file) in files.enumerated() {
-            data.append(contentsOf: Array((offset == 0 ? "\n" : ",\n").utf8))
-            data.append(try encoder.encode(file))
-        }
-        data.append(contentsOf: Array("\n],\n\"photos\":[".utf8))
-        for (offset, photo) in photos.enumerated() {
-            data.append(contentsOf: Array((offset == 0 ? "\n" : ",\n").utf8))
-            data.append(try encoder.encode(photo))
-        }
-        data.append(contentsOf: Array("\n],\n\"version\":\(version)}\n".utf8))
-        return data
+        var lines = RecordLines(opening: "{\"files\":[")
+        try lines.append(files)
+        lines.append(",\n\"photos\":[")
+        try lines.append(photos)
+        lines.append(",\n\"version\":\(version)}\n")
+        return lines.data
     }
 
     package enum CodingKeys: String, CodingKey {

@@ -40,15 +40,10 @@ package final class DiskCache: Sendable {
         /// One record per line, a record at a time: JSONEncoder's tree of 100,000 records cost
         /// hundreds of megabytes more than the file.
         func encoded() throws -> Data {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            var data = Data("{\"records\":[".utf8)
-            for (offset, record) in records.enumerated() {
-                data.append(contentsOf: Array((offset == 0 ? "\n" : ",\n").utf8))
-                data.append(try encoder.encode(record))
-            }
-            data.append(contentsOf: Array("\n],\n\"version\":\(version)}\n".utf8))
-            return data
+            var lines = RecordLines(opening: "{\"records\":[")
+            try lines.append(records)
+            lines.append(",\n\"version\":\(version)}\n")
+            return lines.data
         }
 
         static func decode(_ data: Data) throws -> IndexFile {
