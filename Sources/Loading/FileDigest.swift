@@ -13,6 +13,12 @@ package func hexString<D: Sequence>(_ digest: D) -> String where D.Element == UI
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// `text` is exactly `length` lower-case hex digits (as ``hexString(_:)`` writes them): how
+/// hashes and colours read from elsewhere (a seed's manifest, the remote tier) are checked.
+package func isLowercaseHex(_ text: String, length: Int) -> Bool {
+    text.utf8.count == length && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+}
+
 /// SHA-256 of a string, in hex: used to name content-addressed files.
 package func sha256Hex(of text: String) -> String {
     hexString(SHA256.hash(data: Data(text.utf8)))

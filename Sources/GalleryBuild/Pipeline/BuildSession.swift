@@ -25,6 +25,11 @@ struct BuildSession: Sendable {
     let remote: RemoteCache?
     /// Why the configured remote cache is not used.
     let remoteWarning: String?
+
+    /// `--remote-cache` or `remote_cache:`, unless --offline (which asks nobody).
+    static func remoteLocation(options: BuildOptions, config: SiteConfig) -> String? {
+        options.offline ? nil : options.remoteCache ?? config.remoteCache
+    }
     let renderer: SiteRenderer
     let supersede: (@Sendable () async -> Void)?
     /// A build alone in its process waits, when interrupted, for what it started (transfers
@@ -56,7 +61,7 @@ struct BuildSession: Sendable {
                 maxImageBytes: config.maxImageBytes,
                 refresh: options.refresh,
                 offline: options.offline,
-                remoteCache: options.offline ? nil : options.remoteCache ?? config.remoteCache
+                remoteCache: Self.remoteLocation(options: options, config: config)
             )
         )
         self.remote = environment.remote
@@ -247,7 +252,7 @@ struct BuildSession: Sendable {
                 report.warnings.append(warning)
                 events(.warning(warning))
             }
-        } else if let location = options.offline ? nil : options.remoteCache ?? config.remoteCache {
+        } else if let location = Self.remoteLocation(options: options, config: config) {
             // Configured, but not usable here (its credentials are missing): --strict fails on it.
             report.remoteCache = BuildReport.RemoteCacheCounts(store: location, failures: 1)
         }

@@ -67,8 +67,7 @@ extension RenditionStore {
             let image = try? ProcessedImage.decode(payload[payload.startIndex..<newline]),
             ThumbnailSetCheck.isWellFormed(image, pathPrefix: "")
         else { throw ThumbnailSetCheck.Rejection("had no readable record", "") }
-        let expected = ThumbnailSetCheck.expectedNames(stems: stems, widths: widths, originalWidth: image.width)
-        guard image.renditions.count == expected.count, Set(image.renditions.map(\.fileName)) == expected else {
+        guard ThumbnailSetCheck.hasExpectedNames(image, stems: stems, widths: widths) else {
             throw ThumbnailSetCheck.Rejection("was made with other settings", "")
         }
         var offset = payload.index(after: newline)

@@ -170,7 +170,7 @@ final class RenditionStore: Sendable {
         if let status = FileStatus(record), now.timeIntervalSince1970 - status.modified >= 3600 {
             try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: record.path)
         }
-        known.withLock { $0[key] = image }
+        remember(image, key: key)
         return Outcome(image: image, wasProcessed: false)
     }
 

@@ -68,11 +68,7 @@ final class SiteSeed: Sendable {
         async -> ProcessedImage?
     {
         guard let published = await loadedIndex()?.bySHA256[originalSHA256] else { return nil }
-        let expected = ThumbnailSetCheck.expectedNames(
-            stems: stems, widths: configured, originalWidth: published.width)
-        guard published.renditions.count == expected.count,
-            Set(published.renditions.map(\.fileName)) == expected
-        else { return nil }
+        guard ThumbnailSetCheck.hasExpectedNames(published, stems: stems, widths: configured) else { return nil }
         var image = published
         var files: [(Data, URL)] = []
         do {
@@ -172,7 +168,7 @@ final class SiteSeed: Sendable {
     static func index(of manifest: Manifest) -> Index {
         var index = Index()
         for photo in manifest.photos where photo.error == nil {
-            guard let sha256 = photo.sha256, ThumbnailSetCheck.isHex(sha256, length: 64) else { continue }
+            guard let sha256 = photo.sha256, isLowercaseHex(sha256, length: 64) else { continue }
             if let validators = photo.validators, isWellFormed(validators) {
                 index.bySource[photo.source] = KnownOriginal(sha256: sha256, validators: validators)
             }

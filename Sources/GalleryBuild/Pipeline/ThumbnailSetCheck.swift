@@ -17,11 +17,20 @@ enum ThumbnailSetCheck {
         }
     }
 
+    /// The set has exactly the names this build would give it: a set made with other settings
+    /// (widths, formats, quality, effort, libvips) has others, and no other name reaches the site.
+    static func hasExpectedNames(_ image: ProcessedImage, stems: [ImageFormat: String], widths: [Int]) -> Bool {
+        let expected = expectedNames(stems: stems, widths: widths, originalWidth: image.width)
+        return image.renditions.count == expected.count && Set(image.renditions.map(\.fileName)) == expected
+    }
+
     /// The names this build gives the set of a photo `originalWidth` wide
     /// (`<stem>-<width>.<ext>`): a set made with other settings has others.
-    static func expectedNames(stems: [ImageFormat: String], widths configured: [Int], originalWidth: Int) -> Set<
-        String
-    > {
+    private static func expectedNames(stems: [ImageFormat: String], widths configured: [Int], originalWidth: Int)
+        -> Set<
+            String
+        >
+    {
         let widths = ImageProcessor.outputWidths(configured: configured, originalWidth: originalWidth)
         return Set(stems.flatMap { format, stem in widths.map { "\(stem)-\($0).\(format.fileExtension)" } })
     }
@@ -32,7 +41,7 @@ enum ThumbnailSetCheck {
         let color = image.placeholder.color
         let uri = image.placeholder.dataURI
         guard (1...1_000_000).contains(image.width), (1...1_000_000).contains(image.height),
-            color.count == 7, color.hasPrefix("#"), isHex(String(color.dropFirst()), length: 6),
+            color.count == 7, color.hasPrefix("#"), isLowercaseHex(String(color.dropFirst()), length: 6),
             uri.hasPrefix("data:image/webp;base64,"),
             uri.dropFirst("data:image/webp;base64,".count).allSatisfy({
                 $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0))
@@ -42,7 +51,7 @@ enum ThumbnailSetCheck {
             rendition.path == pathPrefix + rendition.fileName && !rendition.fileName.contains("..")
                 && !rendition.fileName.contains("/") && (1...100_000).contains(rendition.width)
                 && (1...100_000).contains(rendition.height) && rendition.byteCount > 0
-                && rendition.sha256.map { isHex($0, length: 64) } == true
+                && rendition.sha256.map { isLowercaseHex($0, length: 64) } == true
         }
     }
 
@@ -65,9 +74,5 @@ enum ThumbnailSetCheck {
         case .webp: "webp"
         case .avif: "heif"
         }
-    }
-
-    static func isHex(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

@@ -38,9 +38,8 @@ package enum RemoteCacheLocation {
     package static func store(
         for value: String, environment: [String: String], client: HTTPClient
     ) -> Result<any RemoteStore, RemoteCacheUnavailable> {
-        guard problem(with: value) == nil, let url = URL(string: value) else {
-            return .failure(RemoteCacheUnavailable(problem(with: value) ?? value))
-        }
+        if let problem = problem(with: value) { return .failure(RemoteCacheUnavailable(problem)) }
+        guard let url = URL(string: value) else { return .failure(RemoteCacheUnavailable(value)) }
         func variable(_ name: String) -> String? {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }

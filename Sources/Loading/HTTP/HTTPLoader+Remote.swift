@@ -10,7 +10,7 @@ extension HTTPLoader {
         let name = Self.sharedName(of: url)
         guard let payload = await remote.read(.url, name) else { return nil }
         guard let record = try? JSONDecoder().decode(CacheRecord.self, from: payload), record.url == url,
-            record.status == 200, record.size > 0, Self.isHex(record.sha256, length: 64)
+            record.status == 200, record.size > 0, isLowercaseHex(record.sha256, length: 64)
         else {
             remote.reject(.url, name, because: "were not usable URL records; replaced")
             return nil
@@ -71,9 +71,5 @@ extension HTTPLoader {
 
     private static func version(of record: CacheRecord) -> String {
         "\(record.sha256) \(record.etag ?? "") \(record.lastModified ?? "")"
-    }
-
-    static func isHex(_ text: String, length: Int) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

@@ -122,7 +122,7 @@ package final class HTTPLoader: OriginalLoading {
     package func freshCopy(of damaged: Original) async throws -> Original {
         // A seeded or shared original's bytes were never here; a blob of that hash belongs to
         // another URL.
-        if damaged.origin != .seeded && damaged.origin != .shared { cache.discardBlob(damaged.sha256) }
+        if !damaged.origin.isBodiless { cache.discardBlob(damaged.sha256) }
         if configuration.offline {
             throw LoadingError(
                 .offlineMiss, url: damaged.source.description,

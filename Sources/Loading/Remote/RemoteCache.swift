@@ -58,6 +58,12 @@ package final class RemoteCache: Sendable {
         var examples: [String: String] = [:]
         /// Keys known to be in the store (found or written by this build).
         var present: Set<String> = []
+
+        /// One more object with `problem`, `example` kept for the first.
+        mutating func count(_ problem: String, example: String) {
+            problems[problem, default: 0] += 1
+            if examples[problem] == nil { examples[problem] = example }
+        }
     }
 
     /// The largest object read (a set of big AVIF and JPEG thumbnails stays far below).
@@ -220,21 +226,15 @@ package final class RemoteCache: Sendable {
             case .unreachable?:
                 // Refused or silent, after retries: a store that is down would cost every
                 // request its timeout. Two in a row, and it is left alone.
-                let problem = "could not be read or written (no answer)"
-                state.problems[problem, default: 0] += 1
-                if state.examples[problem] == nil { state.examples[problem] = reason }
+                state.count("could not be read or written (no answer)", example: reason)
                 if state.errorsInARow >= 2 { state.disabled = "unreachable (\(reason))" }
             case .status(let status)?:
-                let problem = "could not be read or written (HTTP \(status))"
-                state.problems[problem, default: 0] += 1
-                if state.examples[problem] == nil { state.examples[problem] = key }
+                state.count("could not be read or written (HTTP \(status))", example: key)
                 if state.errorsInARow >= failureLimit {
                     state.disabled = "\(state.errorsInARow) requests in a row failed (the last: \(reason))"
                 }
             case .tooLarge?, nil:
-                let problem = "could not be read"
-                state.problems[problem, default: 0] += 1
-                if state.examples[problem] == nil { state.examples[problem] = reason }
+                state.count("could not be read", example: reason)
             }
         }
     }
@@ -245,8 +245,7 @@ package final class RemoteCache: Sendable {
         state.withLock { state in
             state.statistics.failures += 1
             state.present.remove(key)
-            state.problems[problem, default: 0] += 1
-            if state.examples[problem] == nil { state.examples[problem] = key }
+            state.count(problem, example: key)
         }
     }
 

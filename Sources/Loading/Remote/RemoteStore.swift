@@ -92,8 +92,7 @@ struct RemoteTransport: Sendable {
         do {
             let collected = try await response.body.collect(upTo: limit)
             return (status, Data(collected.readableBytesView))
-        } catch let error as NIOTooManyBytesError {
-            _ = error
+        } catch is NIOTooManyBytesError {
             throw RemoteStoreError(.tooLarge, "\(name): larger than \(limit) bytes")
         } catch is CancellationError {
             throw CancellationError()
