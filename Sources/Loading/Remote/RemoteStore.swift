@@ -74,9 +74,9 @@ struct RemoteTransport: Sendable {
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: timeout)
-        } catch is CancellationError {
-            throw CancellationError()
         } catch {
+            // An interrupted build's requests end cancelled: not the store's failure.
+            if Self.isCancellation(error) { throw CancellationError() }
             throw RemoteStoreError(.unreachable, "\(name): \(Self.describe(error))")
         }
         let status = Int(response.status.code)
@@ -94,11 +94,15 @@ struct RemoteTransport: Sendable {
             return (status, Data(collected.readableBytesView))
         } catch is NIOTooManyBytesError {
             throw RemoteStoreError(.tooLarge, "\(name): larger than \(limit) bytes")
-        } catch is CancellationError {
-            throw CancellationError()
         } catch {
+            if Self.isCancellation(error) { throw CancellationError() }
             throw RemoteStoreError(.unreachable, "\(name): \(Self.describe(error))")
         }
+    }
+
+    /// The loader's rule (HTTPLoader.loadingError): the client's `.cancelled`, or a cancelled task.
+    private static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? HTTPClientError) == .cancelled || Task.isCancelled
     }
 
     /// `<Code>SignatureDoesNotMatch</Code>` in an S3 error body.
