@@ -52,6 +52,7 @@ let package = Package(
             name: "Rendering",
             dependencies: [
                 "GalleryCore", "GalleryConcurrency", .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Theme")]
         ),

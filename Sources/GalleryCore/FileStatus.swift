@@ -16,6 +16,10 @@ package struct FileStatus: Sendable, Equatable {
     package var size: Int64
     /// Seconds since 1970, as `FileManager` reports `.modificationDate`.
     package var modified: Double
+    /// The modification time exactly, in nanoseconds since 1970.
+    package var modifiedNanoseconds: Int64
+    /// The file's inode number: a file replaced by a rename has a new one.
+    package var inode: UInt64
     /// A plain file: not a folder, device, socket or pipe.
     package var isRegularFile: Bool
 
@@ -30,6 +34,8 @@ package struct FileStatus: Sendable, Equatable {
             let time = info.st_mtim
         #endif
         modified = Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000
+        modifiedNanoseconds = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+        inode = UInt64(info.st_ino)
         isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
     }
 

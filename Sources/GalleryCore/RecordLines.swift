@@ -1,26 +1,75 @@
 import Foundation
+import Synchronization
 
 /// JSON written a record at a time: an array with one element per line, each encoded on its own
 /// (sorted keys, slashes as they are), so that a document of 100,000 records diffs line by line
 /// and is never one JSONEncoder tree in memory.
 package struct RecordLines {
-    private let encoder: JSONEncoder
     package private(set) var data: Data
 
     /// Starts the document with `opening` (`{"records":[`).
     package init(opening: String) {
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         data = Data(opening.utf8)
     }
 
     /// The elements of one array, one per line; the array's closing bracket follows on its own.
-    package mutating func append<Element: Encodable>(_ elements: [Element]) throws {
-        for (offset, element) in elements.enumerated() {
-            data.append(contentsOf: Array((offset == 0 ? "\n" : ",\n").utf8))
-            data.append(try encoder.encode(element))
+    /// A long array is encoded in parts on every core (JSONEncoder takes about 20 µs a record).
+    package mutating func append<Element: Encodable & Sendable>(_ elements: [Element]) throws {
+        let parts = elements.count < 4096 ? 1 : ProcessInfo.processInfo.activeProcessorCount
+        let size = (elements.count + parts - 1) / max(1, parts)
+        let encoded = Mutex<[Result<Data, any Error>?]>(Array(repeating: nil, count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let range = min(elements.count, part * size)..<min(elements.count, (part + 1) * size)
+            let result = Result<Data, any Error> {
+                var data = Data()
+                for offset in range {
+                    data.append(contentsOf: Array((offset == 0 ? "\n" : ",\n").utf8))
+                    data.append(try encoder.encode(elements[offset]))
+                }
+                return data
+            }
+            encoded.withLock { $0[part] = result }
+        }
+        for part in encoded.withLock({ $0 }) {
+            if let part { data.append(try part.get()) }
         }
         data.append(contentsOf: Array("\n]".utf8))
+    }
+
+    /// Strings, one per line, written as JSONEncoder writes them (200,000 file names through
+    /// JSONEncoder took a second).
+    package mutating func append(_ strings: [String]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(strings.count * 40)
+        for (offset, string) in strings.enumerated() {
+            bytes += offset == 0 ? [0x0A] : [0x2C, 0x0A]
+            Self.appendJSON(string, to: &bytes)
+        }
+        bytes += Array("\n]".utf8)
+        data.append(contentsOf: bytes)
+    }
+
+    /// A JSON string literal as JSONEncoder writes it with `.withoutEscapingSlashes`: quotes,
+    /// backslashes and control characters escaped, everything else as it is.
+    package static func appendJSON(_ string: String, to bytes: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        bytes.append(0x22)
+        for byte in string.utf8 {
+            switch byte {
+            case 0x22: bytes += [0x5C, 0x22]
+            case 0x5C: bytes += [0x5C, 0x5C]
+            case 0x0A: bytes += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: bytes += [0x5C, UInt8(ascii: "r")]
+            case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
+            case 0x08: bytes += [0x5C, UInt8(ascii: "b")]
+            case 0x0C: bytes += [0x5C, UInt8(ascii: "f")]
+            case 0..<0x20: bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(0x22)
     }
 
     /// Text between the arrays or at the end, as it is.

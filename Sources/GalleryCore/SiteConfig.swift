@@ -80,7 +80,7 @@ package struct SiteConfig: Sendable, Equatable {
 }
 
 /// The grid of the default theme.
-package enum GridStyle: String, Sendable, CaseIterable {
+package enum GridStyle: String, Sendable, CaseIterable, Encodable {
     /// Whole photos in rows that fill the width, each at its own aspect ratio.
     case justified
     /// Square tiles, each photo cropped to its centre.

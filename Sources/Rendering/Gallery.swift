@@ -53,9 +53,52 @@ package struct RenderedFile: Sendable, Equatable {
     /// Relative to the output folder.
     package var path: String
     package var contents: [UInt8]
+    /// What a grid or photo page was made from; nil for the files rendered every time.
+    package var fingerprint: PageFingerprint?
 
-    package init(path: String, contents: [UInt8]) {
+    package init(path: String, contents: [UInt8], fingerprint: PageFingerprint? = nil) {
         self.path = path
         self.contents = contents
+        self.fingerprint = fingerprint
     }
+}
+
+/// A page left as the previous build wrote it: its fingerprint matched (``SiteRenderer/PageReuse``).
+package struct UnchangedPage: Sendable, Equatable {
+    package var path: String
+    package var fingerprint: PageFingerprint
+
+    package init(path: String, fingerprint: PageFingerprint) {
+        self.path = path
+        self.fingerprint = fingerprint
+    }
+}
+
+/// One chunk of the rendering: the files rendered, and the pages not rendered again.
+package struct RenderedChunk: Sendable {
+    package var files: [RenderedFile]
+    package var unchanged: [UnchangedPage]
+
+    init(files: [RenderedFile], unchanged: [UnchangedPage] = []) {
+        self.files = files
+        self.unchanged = unchanged
+    }
+
+    init(_ pages: [PageOutcome]) {
+        files = []
+        unchanged = []
+        for page in pages {
+            switch page {
+            case .rendered(let file): files.append(file)
+            case .unchanged(let path, let fingerprint):
+                unchanged.append(UnchangedPage(path: path, fingerprint: fingerprint))
+            }
+        }
+    }
+}
+
+/// A grid or photo page, rendered or found unchanged.
+enum PageOutcome: Sendable {
+    case rendered(RenderedFile)
+    case unchanged(String, PageFingerprint)
 }

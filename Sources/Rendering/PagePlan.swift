@@ -180,40 +180,64 @@ struct PagePlan: Sendable {
         return number == 1 ? "index.html" : "page-\(number).html"
     }
 
-    /// Each photo page's path and values, in gallery order; neighbours are the photos before and
-    /// after it that have pages.
-    func photoPageModels(slugs: [Int: String], showsCameraDetails: Bool) -> [(String, PhotoPageViewModel)] {
-        let shown = gallery.items.enumerated().filter { slugs[$0.element.photo.index] != nil }
-        let albumsByName = Dictionary(albums.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let base = gallery.baseDirectory
-        func neighbour(_ position: Int) -> PhotoPageViewModel.Link? {
-            guard shown.indices.contains(position) else { return nil }
-            let photo = shown[position].element.photo
-            return PhotoPageViewModel.Link(href: "\(slugs[photo.index] ?? "").html", title: photo.displayTitle)
+    /// The photo pages, each built when asked for (``PhotoPages``).
+    func photoPages(slugs: [Int: String], showsCameraDetails: Bool) -> PhotoPages {
+        PhotoPages(plan: self, slugs: slugs, showsCameraDetails: showsCameraDetails)
+    }
+
+    /// Every photo page's path and values, in gallery order; neighbours are the photos before and
+    /// after it that have pages. A page's values are built when asked for, so that a gallery of
+    /// 100,000 photos never holds them all.
+    struct PhotoPages: Sendable {
+        let plan: PagePlan
+        let slugs: [Int: String]
+        let showsCameraDetails: Bool
+        /// The offsets in the gallery of the photos that have a page.
+        let shown: [Int]
+        let albumsByName: [String: Album]
+
+        init(plan: PagePlan, slugs: [Int: String], showsCameraDetails: Bool) {
+            self.plan = plan
+            self.slugs = slugs
+            self.showsCameraDetails = showsCameraDetails
+            shown = plan.gallery.items.indices.filter { offset in
+                let item = plan.gallery.items[offset]
+                return slugs[item.photo.index] != nil && item.image != nil
+            }
+            albumsByName = Dictionary(plan.albums.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        return shown.enumerated().compactMap { position, entry in
-            let (offset, item) = entry
-            guard let slug = slugs[item.photo.index], let image = item.image else { return nil }
+
+        var count: Int { shown.count }
+
+        /// The page of the photo at `position` among those with pages.
+        func page(at position: Int) -> (path: String, model: PhotoPageViewModel) {
+            let offset = shown[position]
+            let item = plan.gallery.items[offset]
+            let slug = slugs[item.photo.index] ?? ""
+            let siteTitle = plan.gallery.title.escapableInTemplates
             let path = PhotoSlugs.pagePath(of: slug)
-            let largest = image.renditions.filter { $0.format == PhotoViewModel.fallbackFormat(of: image) }
-                .max { $0.width < $1.width }
-            let width = largest?.width ?? image.width
-            let height = largest?.height ?? image.height
+            let image = item.image
+            let largest = image.flatMap { image in
+                image.renditions.filter { $0.format == PhotoViewModel.fallbackFormat(of: image) }
+                    .max { $0.width < $1.width }
+            }
+            let width = largest?.width ?? image?.width ?? 0
+            let height = largest?.height ?? image?.height ?? 0
             let photo = PhotoViewModel(
                 for: item, slug: slug, eager: true, grid: .justified, prefix: "../",
                 sizes: PhotoPageViewModel.sizes(width: width, height: height))
             let album = item.photo.album.flatMap { albumsByName[$0] }.map { album in
                 PhotoPageViewModel.Link(href: "../album-\(album.slug).html", title: album.title)
             }
-            let card = base.flatMap { base in
-                PhotoPageViewModel.cardRendition(of: image).map { rendition in
+            let card = plan.gallery.baseDirectory.flatMap { base in
+                image.flatMap(PhotoPageViewModel.cardRendition(of:)).map { rendition in
                     PhotoPageViewModel.Card(
                         url: (base + path).escapableInTemplates, image: (base + rendition.path).escapableInTemplates,
                         imageType: rendition.format.mimeType, imageWidth: rendition.width,
                         imageHeight: rendition.height)
                 }
             }
-            let camera = showsCameraDetails ? image.camera.map { $0.parts.joined(separator: " · ") } : nil
+            let camera = showsCameraDetails ? image?.camera.map { $0.parts.joined(separator: " · ") } : nil
             let model = PhotoPageViewModel(
                 site: PageViewModel.Site(title: siteTitle),
                 title: "\(photo.alt) · \(siteTitle)",
@@ -224,12 +248,18 @@ struct PagePlan: Sendable {
                 previous: neighbour(position - 1),
                 next: neighbour(position + 1),
                 grid: PhotoPageViewModel.Link(
-                    href: "../\(gridPagePath(ofOffset: offset))#\(slug)", title: "All photos"),
+                    href: "../\(plan.gridPagePath(ofOffset: offset))#\(slug)", title: "All photos"),
                 camera: camera?.isEmpty == false ? camera : nil,
                 card: card,
                 canonical: card?.url
             )
             return (path, model)
+        }
+
+        private func neighbour(_ position: Int) -> PhotoPageViewModel.Link? {
+            guard shown.indices.contains(position) else { return nil }
+            let photo = plan.gallery.items[shown[position]].photo
+            return PhotoPageViewModel.Link(href: "\(slugs[photo.index] ?? "").html", title: photo.displayTitle)
         }
     }
 }

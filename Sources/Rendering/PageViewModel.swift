@@ -2,18 +2,18 @@ import GalleryCore
 import Mustache
 
 /// The values of one page of photos, typed, as `page.mustache` reads them.
-struct PageViewModel: Sendable, MustacheParent {
+struct PageViewModel: Sendable, MustacheParent, Encodable {
     /// The site's own values (`site.title`).
-    struct Site: Sendable, MustacheParent {
+    struct Site: Sendable, MustacheParent, Encodable {
         var title: String
 
         func child(named name: String) -> Any? { name == "title" ? title : nil }
     }
 
     /// Where this page stands among its siblings, and the links to them.
-    struct Navigation: Sendable, MustacheParent {
+    struct Navigation: Sendable, MustacheParent, Encodable {
         /// One page link, or a gap standing for a run of pages left out.
-        struct Link: Sendable, MustacheParent {
+        struct Link: Sendable, MustacheParent, Encodable {
             var number: Int?
             var href: String?
             var current = false
@@ -50,7 +50,7 @@ struct PageViewModel: Sendable, MustacheParent {
     }
 
     /// An album in the header.
-    struct AlbumLink: Sendable, MustacheParent {
+    struct AlbumLink: Sendable, MustacheParent, Encodable {
         var title: String
         var href: String
         var photoCount: Int
@@ -68,7 +68,7 @@ struct PageViewModel: Sendable, MustacheParent {
     }
 
     /// The albums page, linked from the header when there are too many albums to list there.
-    struct AlbumsPageLink: Sendable, MustacheParent {
+    struct AlbumsPageLink: Sendable, MustacheParent, Encodable {
         var href: String
         var count: Int
 

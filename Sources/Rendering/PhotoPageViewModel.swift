@@ -4,9 +4,9 @@ import Mustache
 
 /// The values of a photo's own page (`photo-page.mustache`): the photo large, its caption and
 /// camera details, its neighbours, the grid page that holds it, and the Open Graph card.
-struct PhotoPageViewModel: Sendable, MustacheParent {
+struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
     /// A link with a label: an album, a neighbour, the grid page.
-    struct Link: Sendable, MustacheParent {
+    struct Link: Sendable, MustacheParent, Encodable {
         var href: String
         var title: String
 
@@ -20,7 +20,7 @@ struct PhotoPageViewModel: Sendable, MustacheParent {
     }
 
     /// The Open Graph and Twitter card values; only with `base_url` (they must be absolute).
-    struct Card: Sendable, MustacheParent {
+    struct Card: Sendable, MustacheParent, Encodable {
         var url: String
         var image: String
         var imageType: String

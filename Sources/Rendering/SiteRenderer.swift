@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GalleryConcurrency
 import GalleryCore
@@ -40,6 +41,8 @@ package struct SiteRenderer: Sendable {
     private let configuration: Configuration
     private let templates: Templates
     private let theme: URL
+    /// By template name: what a page's fingerprint starts with (``PageFingerprint``).
+    private let salt: [String: [UInt8]]
 
     package init(configuration: Configuration) async throws(RenderingError) {
         guard let theme = configuration.themeDirectory ?? Self.builtInTheme else {
@@ -60,6 +63,8 @@ package struct SiteRenderer: Sendable {
                 }
             }
             self.templates = Templates(library: library)
+            let folders = [theme] + (missing.isEmpty ? [] : Self.builtInTheme.map { [$0] } ?? [])
+            self.salt = Self.salts(templates: ["page", "photo-page"], folders: folders)
         } catch let error as MustacheLibrary.ParserError {
             throw RenderingError(
                 .templateSyntax, "template error: \(error.error)",
@@ -72,6 +77,33 @@ package struct SiteRenderer: Sendable {
         }
         self.configuration = configuration
         self.theme = theme
+    }
+
+    /// Each template's start of a fingerprint: the SHA-256 of its name, of every template the
+    /// theme's folders hold (a page's partials and its tiles' template are all in it), and of
+    /// the gallerygen binary that renders them (a rebuilt gallerygen may render differently).
+    private static func salts(templates names: [String], folders: [URL]) -> [String: [UInt8]] {
+        var common = SHA256()
+        common.update(data: Array("gallerygen pages 1 \(GalleryVersion.current)\n".utf8))
+        if let executable = Bundle.main.executableURL, let status = FileStatus(executable) {
+            common.update(data: Array("\(status.size) \(status.modifiedNanoseconds) \(status.inode)\n".utf8))
+        }
+        for folder in folders {
+            let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix(".mustache") }.sorted()
+            for file in files {
+                let contents = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path) ?? Data()
+                common.update(data: Array("\(folder.path)/\(file) \(contents.count)\n".utf8))
+                common.update(data: contents)
+            }
+        }
+        var salts: [String: [UInt8]] = [:]
+        for name in names {
+            var hash = common
+            hash.update(data: Array("\n\(name)".utf8))
+            salts[name] = Array(hash.finalize())
+        }
+        return salts
     }
 
     /// The theme shipped with gallerygen, found beside the executable (SwiftPM's resource bundle).
@@ -92,12 +124,12 @@ package struct SiteRenderer: Sendable {
         return nil
     }
 
-    /// Every page of the site plus the theme's assets, in a stable order. Tiles, then pages, are
-    /// rendered on every core.
+    /// Every page of the site plus the theme's assets, in a stable order. Pages are rendered on
+    /// every core.
     package func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
         let collected = Collected()
         do {
-            try await render(gallery, chunk: Int.max) { files in collected.append(files) }
+            try await render(gallery, chunk: Int.max, reusing: nil) { chunk in collected.append(chunk.files) }
         } catch let error as RenderingError {
             throw error
         } catch {
@@ -107,53 +139,51 @@ package struct SiteRenderer: Sendable {
         return collected.files
     }
 
-    /// Renders the site in chunks of at most `chunk` files, each handed to `sink` before the next
-    /// is rendered, so that a gallery of 100,000 photos never holds all its pages at once. Throws
-    /// a ``RenderingError``, or what `sink` threw (which stops the rendering).
+    /// Says whether the page at a path, as the previous build left it, is the page this
+    /// fingerprint makes: then it is not rendered again.
+    package typealias PageReuse = @Sendable (_ path: String, _ fingerprint: PageFingerprint) -> Bool
+
+    /// Renders the site in chunks of at most `chunk` pages, each handed to `sink` before the next
+    /// is rendered, so that a gallery of 100,000 photos never holds all its pages at once. A grid
+    /// or photo page that `reusing` says is in place as it would be rendered is handed over as
+    /// unchanged instead. Throws a ``RenderingError``, or what `sink` threw (which stops the
+    /// rendering).
     package func render(
-        _ gallery: Gallery, chunk: Int, into sink: ([RenderedFile]) async throws -> Void
+        _ gallery: Gallery, chunk: Int, reusing reuse: PageReuse?, into sink: (RenderedChunk) async throws -> Void
     ) async throws {
-        func hand(_ files: [RenderedFile]) async throws {
-            try await sink(files)
-        }
         guard templates.library.getTemplate(named: "page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }
         let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
         let eagerCount = configuration.eagerCount
         let grid = configuration.grid
-        let slugs = PhotoSlugs.slugs(of: gallery.items)
-        // A photo's tile is the same on every page that shows it (the index and its album):
-        // render it once per loading mode and reuse it, with its view model.
-        var tileOrder: [Tile] = []
-        var tileNumbers: [TileKey: Int] = [:]
-        let pageTiles = plan.pages.map { page in
-            page.items.enumerated().map { offset, item in
-                let key = TileKey(index: item.photo.index, eager: offset < eagerCount)
-                if let number = tileNumbers[key] { return number }
-                tileNumbers[key] = tileOrder.count
-                tileOrder.append(Tile(item: item, eager: key.eager))
-                return tileOrder.count - 1
-            }
-        }
+        let slugs = await PhotoSlugs.slugs(of: gallery.items)
         let templates = templates
-        let tiles = await tileOrder.concurrentMap { tile in
-            var model = PhotoViewModel(
-                for: tile.item, slug: slugs[tile.item.photo.index], eager: tile.eager, grid: grid)
-            let html = templates.render(model, "photo") ?? ""
-            model.html = html.hasSuffix("\n") ? String(html.dropLast()) : html
-            return model
-        }
-        let gridPages = Array(zip(plan.pages, pageTiles))
+        let salt = salt
         // Grid pages hold 60 tiles each: a chunk of them weighs as much as 60 photo pages.
         let gridChunk = max(1, chunk / 60)
-        for start in stride(from: 0, to: gridPages.count, by: gridChunk) {
-            let part = gridPages[start..<min(start + gridChunk, gridPages.count)]
-            try await hand(
-                await Array(part).concurrentMap { page, numbers in
-                    let model = plan.model(for: page, photos: numbers.map { tiles[$0] }, grid: grid)
-                    return RenderedFile(path: page.path, contents: Array((templates.render(model, "page") ?? "").utf8))
-                })
+        for start in stride(from: 0, to: plan.pages.count, by: gridChunk) {
+            let part = Array(plan.pages[start..<min(start + gridChunk, plan.pages.count)])
+            try await sink(
+                RenderedChunk(
+                    await part.concurrentMap { page in
+                        let photos = page.items.enumerated().map { offset, item in
+                            PhotoViewModel(
+                                for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid)
+                        }
+                        var model = plan.model(for: page, photos: photos, grid: grid)
+                        let fingerprint = PageFingerprint.of(model, path: page.path, salt: salt["page"] ?? [])
+                        if reuse?(page.path, fingerprint) == true { return .unchanged(page.path, fingerprint) }
+                        // A tile's markup is its own template's, then set into the page's.
+                        for index in model.photos.indices {
+                            let html = templates.render(model.photos[index], "photo") ?? ""
+                            model.photos[index].html = html.hasSuffix("\n") ? String(html.dropLast()) : html
+                        }
+                        return .rendered(
+                            RenderedFile(
+                                path: page.path, contents: Array((templates.render(model, "page") ?? "").utf8),
+                                fingerprint: fingerprint))
+                    }))
         }
         if plan.hasAlbumsPage {
             guard let html = templates.render(plan.albumsPageModel(grid: grid), "albums") else {
@@ -162,11 +192,12 @@ package struct SiteRenderer: Sendable {
                     "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
                 )
             }
-            try await hand([RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8))])
+            try await sink(
+                RenderedChunk(files: [RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8))]))
         }
-        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, into: hand)
-        try await hand(try feeds(gallery: gallery, plan: plan, slugs: slugs))
-        try await hand(try assets())
+        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, reusing: reuse, into: sink)
+        try await sink(RenderedChunk(files: try feeds(gallery: gallery, plan: plan, slugs: slugs)))
+        try await sink(RenderedChunk(files: try assets()))
     }
 
     /// Files handed over chunk by chunk, kept (``render(_:)``).
@@ -180,20 +211,29 @@ package struct SiteRenderer: Sendable {
 
     /// `photos/<slug>.html` for every photo with an image, in gallery order, `chunk` at a time.
     private func photoPages(
-        plan: PagePlan, slugs: [Int: String], chunk: Int, into hand: ([RenderedFile]) async throws -> Void
+        plan: PagePlan, slugs: [Int: String], chunk: Int, reusing reuse: PageReuse?,
+        into sink: (RenderedChunk) async throws -> Void
     ) async throws {
         guard templates.library.getTemplate(named: "photo-page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): no photo-page.mustache, and no built-in one to use")
         }
-        let models = plan.photoPageModels(slugs: slugs, showsCameraDetails: configuration.showsCameraDetails)
+        let pages = plan.photoPages(slugs: slugs, showsCameraDetails: configuration.showsCameraDetails)
         let templates = templates
+        let salt = salt["photo-page"] ?? []
         let size = max(1, chunk)
-        for start in stride(from: 0, to: models.count, by: size) {
-            let part = Array(models[start..<min(start + size, models.count)])
-            try await hand(
-                await part.concurrentMap { path, model in
-                    RenderedFile(path: path, contents: Array((templates.render(model, "photo-page") ?? "").utf8))
-                })
+        for start in stride(from: 0, to: pages.count, by: size) {
+            let positions = Array(start..<min(start + size, pages.count))
+            try await sink(
+                RenderedChunk(
+                    await positions.concurrentMap { position in
+                        let (path, model) = pages.page(at: position)
+                        let fingerprint = PageFingerprint.of(model, path: path, salt: salt)
+                        if reuse?(path, fingerprint) == true { return .unchanged(path, fingerprint) }
+                        return .rendered(
+                            RenderedFile(
+                                path: path, contents: Array((templates.render(model, "photo-page") ?? "").utf8),
+                                fingerprint: fingerprint))
+                    }))
         }
     }
 
@@ -222,16 +262,6 @@ package struct SiteRenderer: Sendable {
             files.append(RenderedFile(path: Sitemap.path, contents: Array(xml.utf8)))
         }
         return files
-    }
-
-    private struct TileKey: Hashable {
-        var index: Int
-        var eager: Bool
-    }
-
-    private struct Tile: Sendable {
-        var item: GalleryItem
-        var eager: Bool
     }
 
     /// The theme's `assets/` folder, copied as it is.

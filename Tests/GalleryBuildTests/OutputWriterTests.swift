@@ -64,4 +64,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("images/old.webp").path))
         #expect(try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8).contains("new"))
     }
+
+    @Test func aWriteAfterAKilledOneSweepsWhatItStaged() throws {
+        let (folder, output, next, firstManifest, nextManifest) = try previousSiteAndNextFiles()
+        let writer = OutputWriter(directory: output)
+        // A build killed while staging: pages at temporary names, never finished nor abandoned.
+        let killed = try OutputWriter.Staging(writer)
+        try killed.stage([("index.html", Array("half a build".utf8)), ("photos/a.html", Array("a".utf8))])
+        let temporary = folder.allFiles(under: "public").filter {
+            AtomicFile.isTemporaryName(($0 as NSString).lastPathComponent)
+        }
+        #expect(temporary.count == 3, "two pages and the marker: \(temporary)")
+
+        _ = try writer.write(next, manifest: nextManifest, previous: firstManifest.files)
+
+        let files = folder.allFiles(under: "public")
+        #expect(files == ["album-a.html", "images/new.webp", "index.html", Manifest.fileName].sorted(), "\(files)")
+    }
 }

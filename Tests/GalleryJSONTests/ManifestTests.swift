@@ -23,4 +23,20 @@ import Testing
         #expect(try Manifest.decode(try manifest.encoded()) == manifest)
         #expect(try manifest.encoded() == (try manifest.encoded()))
     }
+
+    @Test func fileNamesAreWrittenAsJSONEncoderWritesThem() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var strings = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) }
+        strings += ["photos/a b.html", "é\u{301}", "日本", "\u{7F}\u{80}\u{2028}", "🏔️", "a\"b\\c/d", ""]
+        for string in strings {
+            var bytes: [UInt8] = []
+            RecordLines.appendJSON(string, to: &bytes)
+            #expect(bytes == Array(try encoder.encode(string)), "\(string.unicodeScalars.map(\.value))")
+        }
+        var lines = RecordLines(opening: "[")
+        lines.append(strings)
+        let decoded = try JSONDecoder().decode([String].self, from: lines.data)
+        #expect(decoded == strings)
+    }
 }

@@ -237,6 +237,19 @@ import Testing
         #expect(TileLayout.aspectText(width: 1200, height: 800) == "1.5")
         #expect(TileLayout.aspectText(width: 800, height: 1200) == "0.6667")
         #expect(TileLayout.aspectText(width: 4000, height: 1000) == "4")
+        #expect(TileLayout.aspectText(width: 1, height: 20_000) == "0.0001")
+        #expect(TileLayout.aspectText(width: 1, height: 40_000) == "0")
+        // As printf would write it, for every shape from 1x1 to 400x400 (the pages must not
+        // change with the way the number is written).
+        for width in stride(from: 1, through: 400, by: 3) {
+            for height in 1...400 {
+                let value = (Double(width) / Double(height) * 10_000).rounded() / 10_000
+                var expected = String(format: "%.4f", value)
+                while expected.hasSuffix("0") { expected.removeLast() }
+                if expected.hasSuffix(".") { expected.removeLast() }
+                #expect(TileLayout.aspectText(width: width, height: height) == expected, "\(width)x\(height)")
+            }
+        }
     }
 
     @Test func theViewerScriptStaysSmall() throws {

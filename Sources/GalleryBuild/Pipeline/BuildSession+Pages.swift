@@ -11,10 +11,26 @@ import Synchronization
 
 /// The render and write stages: pages from the photos, then the site written whole.
 extension BuildSession {
+    /// What the render stage leaves for the write stage.
+    struct RenderedSite {
+        /// Every page and asset, staged or left as it was.
+        var paths: [String] = []
+        /// The grid and photo pages with their fingerprints, for ``RenderedPages``.
+        var pages: [UnchangedPage] = []
+        var rendered = 0
+        var unchanged = 0
+    }
+
+    /// The record of the pages the last build left in the output folder.
+    var renderedPagesFile: URL {
+        layout.cacheDirectory.appendingPathComponent(RenderedPages.fileName)
+    }
+
     /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
-    /// holds all its pages); returns the paths of the pages staged or left as they were.
+    /// holds all its pages). A grid or photo page found in place as this build would write it
+    /// (``RenderedPages``) is not rendered again.
     func render(feed: FeedDocument, outcomes: [Int: PhotoOutcome], into staging: OutputWriter.Staging)
-        async throws(BuildError) -> [String]
+        async throws(BuildError) -> RenderedSite
     {
         var intro = ""
         if let file = layout.introFile {
@@ -30,7 +46,8 @@ extension BuildSession {
                 sourceName: displayName(of: photo.source))
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
-        var paths: [String] = []
+        var site = RenderedSite()
+        let previous = RenderedPages.load(from: renderedPagesFile, outputDirectory: layout.outputDirectory)
         do {
             func stage(_ files: [RenderedFile]) throws {
                 do {
@@ -38,11 +55,21 @@ extension BuildSession {
                 } catch {
                     throw StagingFailure(error: error as NSError)
                 }
-                paths += files.map(\.path)
+                site.paths += files.map(\.path)
+                for file in files {
+                    guard let fingerprint = file.fingerprint else { continue }
+                    site.pages.append(UnchangedPage(path: file.path, fingerprint: fingerprint))
+                    site.rendered += 1
+                }
             }
-            try await renderer.render(gallery, chunk: Self.renderChunk) { files in try stage(files) }
+            try await renderer.render(gallery, chunk: Self.renderChunk, reusing: previous.isCurrent) { chunk in
+                try stage(chunk.files)
+                site.paths += chunk.unchanged.map(\.path)
+                site.pages += chunk.unchanged
+                site.unchanged += chunk.unchanged.count
+            }
             if config.hostFiles {
-                try stage(HostFiles.files(pagePaths: paths.filter { !$0.hasPrefix("assets/") }))
+                try stage(HostFiles.files(pagePaths: site.paths.filter { !$0.hasPrefix("assets/") }))
             }
         } catch let failure as StagingFailure {
             throw outputError(failure.error)
@@ -51,7 +78,7 @@ extension BuildSession {
         } catch {
             throw BuildError(.theme, "\(error)")
         }
-        return paths
+        return site
     }
 
     /// Pages rendered and staged at a time (about 2-5 MB of HTML).

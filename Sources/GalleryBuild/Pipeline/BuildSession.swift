@@ -209,9 +209,9 @@ struct BuildSession: Sendable {
         } catch {
             throw outputError(error as NSError)
         }
-        let pagePaths: [String]
+        let site: RenderedSite
         do {
-            pagePaths = try await timed(.render, into: &report) { () throws(BuildError) in
+            site = try await timed(.render, into: &report) { () throws(BuildError) in
                 try await render(feed: feed, outcomes: outcomes, into: staging)
             }
         } catch {
@@ -227,9 +227,14 @@ struct BuildSession: Sendable {
         let (previous, manifestSeconds) = await previousManifest
         report.seconds["manifest"] = manifestSeconds
         let written = try await timed(.write, into: &report) { () throws(BuildError) in
-            try write(
-                pagePaths: pagePaths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous)
+            let written = try write(
+                pagePaths: site.paths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous)
+            // Only ever saves work: a build that cannot record its pages renders them next time.
+            try? RenderedPages.save(site.pages, outputDirectory: layout.outputDirectory, to: renderedPagesFile)
+            return written
         }
+        report.counts.pagesRendered = site.rendered
+        report.counts.pagesUnchanged = site.unchanged
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed
         report.counts.bytesWritten = written.bytesWritten

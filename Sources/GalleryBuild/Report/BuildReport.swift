@@ -35,6 +35,10 @@ package struct BuildReport: Sendable, Codable, Equatable {
         package var bytesWritten: Int64 = 0
         /// Files of an earlier build removed.
         package var filesRemoved = 0
+        /// Grid and photo pages rendered by this build.
+        package var pagesRendered = 0
+        /// Grid and photo pages found in place as this build would render them, left alone.
+        package var pagesUnchanged = 0
 
         enum CodingKeys: String, CodingKey {
             case photos, skipped, urls, requests, downloaded, fresh, stale, local, failed, processed, seeded
@@ -43,6 +47,8 @@ package struct BuildReport: Sendable, Codable, Equatable {
             case filesWritten = "files_written"
             case filesRemoved = "files_removed"
             case bytesWritten = "bytes_written"
+            case pagesRendered = "pages_rendered"
+            case pagesUnchanged = "pages_unchanged"
         }
     }
 

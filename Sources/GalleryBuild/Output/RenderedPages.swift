@@ -1,0 +1,109 @@
+import Foundation
+import GalleryCore
+import Rendering
+
+/// The grid and photo pages the last build left in an output folder, each with its fingerprint
+/// (``PageFingerprint``) and the status its file had then (size, modification time to the
+/// nanosecond, inode). A page whose fingerprint has not changed and whose file still has that
+/// status is the page this build would write, so it is not rendered again: a rebuild of 100,000
+/// unchanged photo pages stats them instead of rendering them.
+///
+/// Kept in the cache folder as `rendered-pages`, a line per page after a line naming the output
+/// folder it describes. It only ever saves work: a missing, damaged or foreign file, or a page
+/// edited, replaced or removed since, means the page is rendered. Lines are
+/// `<fingerprint> <size> <mtime ns> <inode> <path>`.
+struct RenderedPages: Sendable {
+    struct Entry: Sendable, Equatable {
+        var fingerprint: PageFingerprint
+        var size: Int64
+        var modified: Int64
+        var inode: UInt64
+    }
+
+    static let fileName = "rendered-pages"
+    private static let header = "gallerygen rendered-pages 1\t"
+
+    let outputDirectory: URL
+    private(set) var entries: [String: Entry]
+
+    init(outputDirectory: URL, entries: [String: Entry] = [:]) {
+        self.outputDirectory = outputDirectory
+        self.entries = entries
+    }
+
+    /// True when the page at `path` is in place as the build that recorded `fingerprint` left it.
+    func isCurrent(_ path: String, _ fingerprint: PageFingerprint) -> Bool {
+        guard let entry = entries[path], entry.fingerprint == fingerprint,
+            let status = FileStatus(path: outputDirectory.path + "/" + path), status.isRegularFile
+        else { return false }
+        return status.size == entry.size && status.modifiedNanoseconds == entry.modified && status.inode == entry.inode
+    }
+
+    /// The record in `file` if it describes `outputDirectory`; else an empty one.
+    static func load(from file: URL, outputDirectory: URL) -> RenderedPages {
+        var pages = RenderedPages(outputDirectory: outputDirectory)
+        guard let data = FileManager.default.contents(atPath: file.path) else { return pages }
+        let expected = Array((header + outputDirectory.standardizedFileURL.path).utf8)
+        var entries: [String: Entry] = [:]
+        let complete = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
+            // The last line ends the file: a record cut short by a crash has no newline at its end.
+            guard lines.last?.isEmpty == true, let first = lines.popFirst(), first.elementsEqual(expected) else {
+                return false
+            }
+            lines.removeLast()
+            entries.reserveCapacity(lines.count)
+            for line in lines {
+                let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 4, omittingEmptySubsequences: false)
+                guard fields.count == 5, let fingerprint = PageFingerprint(hex: fields[0]),
+                    let size = UInt64(ascii: fields[1]), let modified = UInt64(ascii: fields[2]),
+                    let inode = UInt64(ascii: fields[3]), !fields[4].isEmpty
+                else { return false }
+                entries[String(decoding: fields[4], as: UTF8.self)] = Entry(
+                    fingerprint: fingerprint, size: Int64(bitPattern: size), modified: Int64(bitPattern: modified),
+                    inode: inode)
+            }
+            return true
+        }
+        if complete { pages.entries = entries }
+        return pages
+    }
+
+    /// Records `pages` as they are now in the output folder (a page that is not there, or whose
+    /// path could not be read back from a line, is left out) and writes the record atomically.
+    static func save(_ pages: [UnchangedPage], outputDirectory: URL, to file: URL) throws {
+        var text = Array((header + outputDirectory.standardizedFileURL.path + "\n").utf8)
+        text.reserveCapacity(pages.count * 128)
+        for page in pages where !page.path.utf8.contains(0x0A) {
+            guard let status = FileStatus(path: outputDirectory.path + "/" + page.path), status.isRegularFile else {
+                continue
+            }
+            page.fingerprint.appendHex(to: &text)
+            for number in [UInt64(status.size), UInt64(bitPattern: status.modifiedNanoseconds), status.inode] {
+                text.append(0x20)
+                text += number.description.utf8
+            }
+            text.append(0x20)
+            text += page.path.utf8
+            text.append(0x0A)
+        }
+        try AtomicFile.write(Data(text), to: file)
+    }
+}
+
+extension FixedWidthInteger where Self: UnsignedInteger {
+    /// A decimal number in ASCII, as `description` writes it; nil for anything else.
+    init?(ascii digits: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard !digits.isEmpty else { return nil }
+        var value: Self = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(Self(byte - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        self = value
+    }
+}

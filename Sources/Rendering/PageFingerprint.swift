@@ -1,0 +1,290 @@
+import Crypto
+import Foundation
+
+/// What a page is made from, as a SHA-256: its template set, its path and every stored value of
+/// its view model. Two renders with the same fingerprint write the same bytes, so a rebuild that
+/// finds the page on disk as the previous build left it (``SiteRenderer/PageReuse``) need not
+/// render it again.
+///
+/// The values are read through the view model's synthesized `Encodable` conformance, so that a
+/// field added to a view model is part of the fingerprint without anyone remembering to add it.
+package struct PageFingerprint: Hashable, Sendable, CustomStringConvertible {
+    package var words: (UInt64, UInt64, UInt64, UInt64)
+
+    package init(words: (UInt64, UInt64, UInt64, UInt64)) {
+        self.words = words
+    }
+
+    /// The 64 lower-case hex digits of `description`; nil for anything else.
+    package init?(hex: Slice<UnsafeBufferPointer<UInt8>>) {
+        guard hex.count == 64 else { return nil }
+        var values: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var index = hex.startIndex
+        for word in 0..<4 {
+            var value: UInt64 = 0
+            for _ in 0..<16 {
+                let byte = hex[index]
+                index += 1
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+                default: return nil
+                }
+                value = value << 4 | UInt64(digit)
+            }
+            switch word {
+            case 0: values.0 = value
+            case 1: values.1 = value
+            case 2: values.2 = value
+            default: values.3 = value
+            }
+        }
+        words = values
+    }
+
+    init(digest: SHA256.Digest) {
+        var values: [UInt64] = [0, 0, 0, 0]
+        for (offset, byte) in digest.enumerated() {
+            values[offset / 8] = values[offset / 8] << 8 | UInt64(byte)
+        }
+        words = (values[0], values[1], values[2], values[3])
+    }
+
+    /// The 64 hex digits of ``description``, appended to `bytes`.
+    package func appendHex(to bytes: inout [UInt8]) {
+        for word in [words.0, words.1, words.2, words.3] {
+            for shift in stride(from: 60, through: 0, by: -4) {
+                let digit = UInt8((word >> UInt64(shift)) & 0xF)
+                bytes.append(digit < 10 ? 0x30 + digit : 0x61 + digit - 10)
+            }
+        }
+    }
+
+    package var description: String {
+        [words.0, words.1, words.2, words.3].map { word in
+            let hex = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    package static func == (a: Self, b: Self) -> Bool {
+        a.words == b.words
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+
+    /// The fingerprint of `model` rendered with the templates `salt` stands for, at `path`.
+    static func of(_ model: some Encodable, path: String, salt: [UInt8]) -> PageFingerprint {
+        let encoder = FingerprintEncoder()
+        encoder.bytes.reserveCapacity(4096)
+        encoder.bytes += salt
+        encoder.append(path)
+        // Nothing a view model holds throws while encoding into bytes.
+        try? model.encode(to: encoder)
+        return PageFingerprint(digest: SHA256.hash(data: encoder.bytes))
+    }
+}
+
+/// An `Encoder` that writes a value as bytes a fingerprint is taken of: each value with a tag,
+/// strings with their length, keys by name, and every nested value between its own brackets, so
+/// that two different values of one type never give the same bytes.
+final class FingerprintEncoder: Encoder {
+    var bytes: [UInt8] = []
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    enum Tag: UInt8 {
+        case string = 1
+        case integer, double, bool, null, open, close, key
+    }
+
+    func append(_ tag: Tag) {
+        bytes.append(tag.rawValue)
+    }
+
+    func append(_ string: String) {
+        var string = string
+        append(.string)
+        string.withUTF8 { utf8 in
+            append(integer: UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    func append(integer: UInt64) {
+        withUnsafeBytes(of: integer.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    func append(int value: Int) {
+        append(.integer)
+        append(integer: UInt64(bitPattern: Int64(value)))
+    }
+
+    func append(bool value: Bool) {
+        append(.bool)
+        bytes.append(value ? 1 : 0)
+    }
+
+    func append(key: some CodingKey) {
+        append(.key)
+        append(key.stringValue)
+    }
+
+    /// A nested value, bracketed.
+    func append(nested value: some Encodable) throws {
+        append(.open)
+        try value.encode(to: self)
+        append(.close)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Keyed(encoder: self))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        Unkeyed(encoder: self)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        Single(encoder: self)
+    }
+
+    /// One value of any of the primitive kinds `Encoder` knows.
+    fileprivate func appendPrimitive(_ value: Any) -> Bool {
+        switch value {
+        case let value as String: append(value)
+        case let value as Bool: append(bool: value)
+        case let value as Double:
+            append(.double)
+            append(integer: value.bitPattern)
+        case let value as Float:
+            append(.double)
+            append(integer: Double(value).bitPattern)
+        case let value as any BinaryInteger:
+            append(.integer)
+            append(integer: UInt64(truncatingIfNeeded: value))
+        default: return false
+        }
+        return true
+    }
+
+    private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let encoder: FingerprintEncoder
+        var codingPath: [any CodingKey] { [] }
+
+        mutating func encodeNil(forKey key: Key) throws {
+            encoder.append(key: key)
+            encoder.append(.null)
+        }
+
+        mutating func encode(_ value: String, forKey key: Key) throws {
+            encoder.append(key: key)
+            encoder.append(value)
+        }
+
+        mutating func encode(_ value: Int, forKey key: Key) throws {
+            encoder.append(key: key)
+            encoder.append(int: value)
+        }
+
+        mutating func encode(_ value: Bool, forKey key: Key) throws {
+            encoder.append(key: key)
+            encoder.append(bool: value)
+        }
+
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
+
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
+
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws {
+            if let value { try encode(value, forKey: key) }
+        }
+
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            encoder.append(key: key)
+            if !encoder.appendPrimitive(value) { try encoder.append(nested: value) }
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey>
+        {
+            encoder.append(key: key)
+            return KeyedEncodingContainer(Keyed<NestedKey>(encoder: encoder))
+        }
+
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            encoder.append(key: key)
+            return Unkeyed(encoder: encoder)
+        }
+
+        mutating func superEncoder() -> any Encoder { encoder }
+        mutating func superEncoder(forKey key: Key) -> any Encoder {
+            encoder.append(key: key)
+            return encoder
+        }
+    }
+
+    private struct Unkeyed: UnkeyedEncodingContainer {
+        let encoder: FingerprintEncoder
+        var codingPath: [any CodingKey] { [] }
+        var count = 0
+
+        mutating func encodeNil() throws {
+            count += 1
+            encoder.append(.null)
+        }
+
+        mutating func encode(_ value: String) throws {
+            count += 1
+            encoder.append(value)
+        }
+
+        mutating func encode(_ value: Int) throws {
+            count += 1
+            encoder.append(int: value)
+        }
+
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            count += 1
+            if !encoder.appendPrimitive(value) { try encoder.append(nested: value) }
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+            -> KeyedEncodingContainer<NestedKey>
+        {
+            count += 1
+            return KeyedEncodingContainer(Keyed<NestedKey>(encoder: encoder))
+        }
+
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+            count += 1
+            return Unkeyed(encoder: encoder)
+        }
+
+        mutating func superEncoder() -> any Encoder { encoder }
+    }
+
+    private struct Single: SingleValueEncodingContainer {
+        let encoder: FingerprintEncoder
+        var codingPath: [any CodingKey] { [] }
+
+        mutating func encodeNil() throws { encoder.append(.null) }
+        mutating func encode(_ value: String) throws { encoder.append(value) }
+        mutating func encode(_ value: Int) throws { encoder.append(int: value) }
+        mutating func encode(_ value: Bool) throws { encoder.append(bool: value) }
+
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            if !encoder.appendPrimitive(value) { try encoder.append(nested: value) }
+        }
+    }
+}

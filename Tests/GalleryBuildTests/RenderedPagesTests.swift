@@ -1,0 +1,167 @@
+import Foundation
+import GalleryCore
+import Rendering
+import TestSupport
+import Testing
+
+@testable import GalleryBuild
+
+/// A rebuild renders only the grid and photo pages whose inputs changed, or whose file in the
+/// output is no longer the one the previous build left; the site it writes is the same bytes as
+/// a build from nothing.
+@Suite struct RenderedPagesTests {
+    func build(_ site: FixtureSite, output: String? = nil) async throws -> BuildReport {
+        var options = BuildOptions()
+        options.output = output.map { site.folder.file($0).path }
+        return try await SiteBuilder(siteDirectory: site.url, options: options).build().report
+    }
+
+    /// The output's bytes by path.
+    func bytes(_ site: FixtureSite, _ output: String = "public") throws -> [String: Data] {
+        try site.snapshot(of: output).mapValues(\.0)
+    }
+
+    /// Photo pages: one per photo; grid pages: `index.html` (the fixtures have no albums).
+    func photoPage(_ site: FixtureSite, title: String) throws -> String {
+        let pages = site.folder.allFiles(under: "public/photos")
+        let slug = title.lowercased().replacingOccurrences(of: " ", with: "-") + "-"
+        return try #require(pages.first { $0.hasPrefix(slug) }, "\(pages)")
+    }
+
+    @Test func anUnchangedRebuildRendersNoPageAndWritesTheSameBytes() async throws {
+        let site = try FixtureSite(count: 4)
+        let first = try await build(site)
+        #expect(first.counts.pagesRendered == 5 && first.counts.pagesUnchanged == 0, "\(first.counts)")
+        let before = try site.snapshot()
+
+        let second = try await build(site)
+
+        #expect(second.counts.pagesRendered == 0 && second.counts.pagesUnchanged == 5, "\(second.counts)")
+        #expect(second.counts.filesWritten == 0)
+        let after = try site.snapshot()
+        #expect(after.keys.sorted() == before.keys.sorted())
+        for (path, (data, inode)) in before {
+            #expect(after[path]?.0 == data && after[path]?.1 == inode, "\(path) was rewritten")
+        }
+        // The same bytes as a build from nothing into another folder (the record is for `public`).
+        let fresh = try await build(site, output: "elsewhere")
+        #expect(fresh.counts.pagesRendered == 5 && fresh.counts.pagesUnchanged == 0, "\(fresh.counts)")
+        let elsewhere = try bytes(site, "elsewhere")
+        let original = try bytes(site)
+        #expect(elsewhere.keys.sorted() == original.keys.sorted())
+        for (path, data) in original where elsewhere[path] != data {
+            Issue.record(
+                "\(path) differs:\n\(String(decoding: data, as: UTF8.self))\n---\n\(String(decoding: elsewhere[path] ?? Data(), as: UTF8.self))"
+            )
+        }
+    }
+
+    @Test func aPageEditedReplacedOrRemovedInTheOutputIsRenderedAgain() async throws {
+        let site = try FixtureSite(count: 4)
+        _ = try await build(site)
+        let before = try bytes(site)
+        let edited = try "photos/" + photoPage(site, title: "Photo 2")
+        let removed = try "photos/" + photoPage(site, title: "Photo 3")
+        // Appended to in place (same inode, new size and time), removed, and replaced by a copy
+        // of itself (same bytes, new inode): each is rendered again.
+        let handle = try FileHandle(forWritingTo: site.folder.file("public/\(edited)"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("<!-- edited -->".utf8))
+        try handle.close()
+        try FileManager.default.removeItem(at: site.folder.file("public/\(removed)"))
+        let index = site.folder.file("public/index.html")
+        let copy = site.folder.file("index-copy")
+        try FileManager.default.copyItem(at: index, to: copy)
+        #expect(rename(copy.path, index.path) == 0)
+
+        let report = try await build(site)
+
+        #expect(report.counts.pagesRendered == 3 && report.counts.pagesUnchanged == 2, "\(report.counts)")
+        #expect(try bytes(site) == before)
+    }
+
+    @Test func aChangedTitleRendersItsPageItsNeighboursAndItsGridPage() async throws {
+        let site = try FixtureSite(count: 5)
+        _ = try await build(site)
+        let untouched = try ["Photo 1", "Photo 5"].map { try "photos/" + photoPage(site, title: $0) }
+        let inodes = try untouched.map { try FixtureSite.inode(of: site.folder.file("public/\($0)")) }
+
+        var feed = try String(contentsOf: site.folder.file("feed.json"), encoding: .utf8)
+        feed = feed.replacingOccurrences(of: "\"Photo 3\"", with: "\"Harbour at dusk\"")
+        try site.folder.write(feed, to: "feed.json")
+        let report = try await build(site)
+
+        // The photo's own page (a new name: its title is in it), the pages of photos 2 and 4
+        // (their links to it name it) and the grid page; photos 1 and 5 are left as they were.
+        #expect(report.counts.pagesRendered == 4 && report.counts.pagesUnchanged == 2, "\(report.counts)")
+        for (path, inode) in zip(untouched, inodes) {
+            #expect(try FixtureSite.inode(of: site.folder.file("public/\(path)")) == inode, "\(path)")
+        }
+        let rebuilt = try bytes(site)
+        _ = try await build(site, output: "fresh")
+        #expect(try bytes(site, "fresh") == rebuilt)
+        #expect(rebuilt.keys.contains { $0.hasPrefix("photos/harbour-at-dusk") })
+        #expect(!rebuilt.keys.contains { $0.hasPrefix("photos/photo-3") })
+    }
+
+    @Test func aChangedTemplateOrSettingRendersEveryPage() async throws {
+        let site = try FixtureSite(count: 3)
+        let builtIn = try #require(SiteRenderer.builtInTheme)
+        try FileManager.default.copyItem(at: builtIn, to: site.folder.file("theme"))
+        let config = try String(contentsOf: site.folder.file("gallery.yml"), encoding: .utf8)
+        try site.folder.write(config + "\ntemplates: theme\n", to: "gallery.yml")
+        _ = try await build(site)
+
+        // A template that only the tiles use: every page is made with the theme, so all go.
+        let tile = site.folder.file("theme/photo.mustache")
+        try (String(contentsOf: tile, encoding: .utf8) + "{{! a note }}").write(
+            to: tile, atomically: true, encoding: .utf8)
+        let afterTemplate = try await build(site)
+        #expect(afterTemplate.counts.pagesRendered == 4 && afterTemplate.counts.pagesUnchanged == 0)
+
+        try site.folder.write(
+            config.replacingOccurrences(of: "Test gallery", with: "Renamed") + "\ntemplates: theme\n", to: "gallery.yml"
+        )
+        let afterTitle = try await build(site)
+        #expect(afterTitle.counts.pagesRendered == 4 && afterTitle.counts.pagesUnchanged == 0)
+        #expect(try bytes(site)["index.html"].map { String(decoding: $0, as: UTF8.self) }?.contains("Renamed") == true)
+
+        let settled = try await build(site)
+        #expect(settled.counts.pagesRendered == 0 && settled.counts.pagesUnchanged == 4)
+    }
+
+    @Test func aDamagedOrForeignRecordOnlyCostsARender() async throws {
+        let site = try FixtureSite(count: 3)
+        _ = try await build(site)
+        let before = try bytes(site)
+        let record = site.folder.file(".gallerygen-cache/\(RenderedPages.fileName)")
+        let text = try String(contentsOf: record, encoding: .utf8)
+        #expect(text.split(separator: "\n").count == 5, "a header and a line per page:\n\(text)")
+
+        // Cut short by a crash: no line of it is trusted.
+        try Data(text.utf8.dropLast(30)).write(to: record)
+        var report = try await build(site)
+        #expect(report.counts.pagesRendered == 4 && report.counts.pagesUnchanged == 0, "\(report.counts)")
+        #expect(try bytes(site) == before)
+
+        // A fingerprint that is not this page's (another build of another feed wrote it).
+        let lines = try String(contentsOf: record, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        let wrong = lines.enumerated().map { offset, line in
+            offset == 1 ? String(repeating: "0", count: 64) + line.dropFirst(64) : String(line)
+        }
+        try wrong.joined(separator: "\n").write(to: record, atomically: true, encoding: .utf8)
+        report = try await build(site)
+        #expect(report.counts.pagesRendered == 1 && report.counts.pagesUnchanged == 3, "\(report.counts)")
+
+        // Garbage, and a record of another output folder.
+        try Data("not a record\n".utf8).write(to: record)
+        report = try await build(site)
+        #expect(report.counts.pagesRendered == 4)
+        let elsewhere = try await build(site, output: "elsewhere")
+        #expect(elsewhere.counts.pagesRendered == 4)
+        report = try await build(site)
+        #expect(report.counts.pagesRendered == 4, "the record now describes `elsewhere`")
+        #expect(try bytes(site) == before)
+    }
+}
