@@ -67,6 +67,9 @@ measure() {
   local name=$1 w=$2 site=$3; shift 3
   local log=$w/nginx/access.log
   local start_line; start_line=$(wc -l <"$log")
+  # The build before wrote up to 500 MB of pages: let the kernel write them back first, so that
+  # this build is not timed flushing the last one's files.
+  sync; sleep 10
   local load; load=$(cut -d' ' -f1 /proc/loadavg)
   echo "$name: building… (load $load)" >&2
   /usr/bin/time -f "%e %M %U %S" -o "$w/time.txt" "$bin" build "$site" --report "$w/$name.json" "$@" \
