@@ -209,6 +209,11 @@ struct PagePlan: Sendable {
 
         var count: Int { shown.count }
 
+        /// The path of the page at `position`, without building the page.
+        func path(at position: Int) -> String {
+            PhotoSlugs.pagePath(of: slugs[plan.gallery.items[shown[position]].photo.index] ?? "")
+        }
+
         /// The page of the photo at `position` among those with pages.
         func page(at position: Int) -> (path: String, model: PhotoPageViewModel) {
             let offset = shown[position]

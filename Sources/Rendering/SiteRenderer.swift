@@ -12,7 +12,7 @@ import Mustache
 /// site works from any folder. Feed text is escaped by the templates; the first row of each page
 /// loads eagerly with high priority, the rest lazily.
 package struct SiteRenderer: Sendable {
-    package struct Configuration: Sendable {
+    package struct Configuration: Sendable, Encodable {
         /// A theme folder (`page.mustache`, `photo.mustache`, `assets/`); nil for the built-in one.
         package var themeDirectory: URL?
         package var pageSize: Int
@@ -64,7 +64,7 @@ package struct SiteRenderer: Sendable {
             }
             self.templates = Templates(library: library)
             let folders = [theme] + (missing.isEmpty ? [] : Self.builtInTheme.map { [$0] } ?? [])
-            self.salt = Self.salts(templates: ["page", "photo-page"], folders: folders)
+            self.salt = Self.salts(templates: ["page", "photo-page", "sources"], folders: folders)
         } catch let error as MustacheLibrary.ParserError {
             throw RenderingError(
                 .templateSyntax, "template error: \(error.error)",
@@ -139,18 +139,37 @@ package struct SiteRenderer: Sendable {
         return collected.files
     }
 
-    /// Says whether the page at a path, as the previous build left it, is the page this
-    /// fingerprint makes: then it is not rendered again.
-    package typealias PageReuse = @Sendable (_ path: String, _ fingerprint: PageFingerprint) -> Bool
+    /// What the previous build left: the pages still in place as it wrote them, and what it made
+    /// them all from.
+    package struct PageReuse: Sendable {
+        /// The fingerprint of everything the previous build's pages were made from
+        /// (``sourcesFingerprint(of:)``), when known.
+        package var sources: PageFingerprint?
+        /// The fingerprint recorded for the page at a path, when its file is still as the
+        /// previous build left it.
+        package var recorded: @Sendable (_ path: String) -> PageFingerprint?
+
+        package init(sources: PageFingerprint?, recorded: @escaping @Sendable (_ path: String) -> PageFingerprint?) {
+            self.sources = sources
+            self.recorded = recorded
+        }
+
+        /// True when the page at `path` is in place as `fingerprint` makes it.
+        func isCurrent(_ path: String, _ fingerprint: PageFingerprint) -> Bool {
+            recorded(path) == fingerprint
+        }
+    }
 
     /// Renders the site in chunks of at most `chunk` pages, each handed to `sink` before the next
     /// is rendered, so that a gallery of 100,000 photos never holds all its pages at once. A grid
     /// or photo page that `reusing` says is in place as it would be rendered is handed over as
-    /// unchanged instead. Throws a ``RenderingError``, or what `sink` threw (which stops the
-    /// rendering).
+    /// unchanged instead; when the whole gallery is what the previous build rendered (the same
+    /// sources), a page still in place is not even built to be compared. Returns the sources'
+    /// fingerprint; throws a ``RenderingError``, or what `sink` threw (which stops the rendering).
+    @discardableResult
     package func render(
         _ gallery: Gallery, chunk: Int, reusing reuse: PageReuse?, into sink: (RenderedChunk) async throws -> Void
-    ) async throws {
+    ) async throws -> PageFingerprint {
         guard templates.library.getTemplate(named: "page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }
@@ -160,6 +179,9 @@ package struct SiteRenderer: Sendable {
         let slugs = await PhotoSlugs.slugs(of: gallery.items)
         let templates = templates
         let salt = salt
+        let sources = await sourcesFingerprint(of: gallery)
+        // Same sources: every page the previous build left in place is this build's page.
+        let kept = reuse?.sources == sources ? reuse?.recorded : nil
         // Grid pages hold 60 tiles each: a chunk of them weighs as much as 60 photo pages.
         let gridChunk = max(1, chunk / 60)
         for start in stride(from: 0, to: plan.pages.count, by: gridChunk) {
@@ -167,13 +189,16 @@ package struct SiteRenderer: Sendable {
             try await sink(
                 RenderedChunk(
                     await part.concurrentMap { page in
+                        if let fingerprint = kept?(page.path) { return .unchanged(page.path, fingerprint) }
                         let photos = page.items.enumerated().map { offset, item in
                             PhotoViewModel(
                                 for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid)
                         }
                         var model = plan.model(for: page, photos: photos, grid: grid)
                         let fingerprint = PageFingerprint.of(model, path: page.path, salt: salt["page"] ?? [])
-                        if reuse?(page.path, fingerprint) == true { return .unchanged(page.path, fingerprint) }
+                        if reuse?.isCurrent(page.path, fingerprint) == true {
+                            return .unchanged(page.path, fingerprint)
+                        }
                         // A tile's markup is its own template's, then set into the page's.
                         for index in model.photos.indices {
                             let html = templates.render(model.photos[index], "photo") ?? ""
@@ -195,9 +220,36 @@ package struct SiteRenderer: Sendable {
             try await sink(
                 RenderedChunk(files: [RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8))]))
         }
-        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, reusing: reuse, into: sink)
+        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, reusing: reuse, kept: kept, into: sink)
         try await sink(RenderedChunk(files: try feeds(gallery: gallery, plan: plan, slugs: slugs)))
         try await sink(RenderedChunk(files: try assets()))
+        return sources
+    }
+
+    /// What every grid and photo page is made from: the templates and binary (the salt), the
+    /// renderer's settings, the gallery's text and every stored value of every item, read through
+    /// their synthesized `Encodable` conformances. Items are fingerprinted 1,024 at a time on
+    /// every core, then the parts together.
+    func sourcesFingerprint(of gallery: Gallery) async -> PageFingerprint {
+        let items = gallery.items
+        let size = 1024
+        let parts = await Array(stride(from: 0, to: items.count, by: size)).concurrentMap { start in
+            PageFingerprint.of(Array(items[start..<min(start + size, items.count)]), path: "", salt: [])
+        }
+        let header = Sources(
+            configuration: configuration, title: gallery.title, introHTML: gallery.introHTML,
+            baseURL: gallery.baseURL, itemCount: items.count, parts: parts.map(\.description))
+        return PageFingerprint.of(header, path: "", salt: salt["sources"] ?? [])
+    }
+
+    /// The gallery's own values and its items' fingerprints, by part.
+    private struct Sources: Encodable {
+        var configuration: Configuration
+        var title: String
+        var introHTML: String
+        var baseURL: String?
+        var itemCount: Int
+        var parts: [String]
     }
 
     /// Files handed over chunk by chunk, kept (``render(_:)``).
@@ -212,7 +264,7 @@ package struct SiteRenderer: Sendable {
     /// `photos/<slug>.html` for every photo with an image, in gallery order, `chunk` at a time.
     private func photoPages(
         plan: PagePlan, slugs: [Int: String], chunk: Int, reusing reuse: PageReuse?,
-        into sink: (RenderedChunk) async throws -> Void
+        kept: (@Sendable (String) -> PageFingerprint?)?, into sink: (RenderedChunk) async throws -> Void
     ) async throws {
         guard templates.library.getTemplate(named: "photo-page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): no photo-page.mustache, and no built-in one to use")
@@ -226,9 +278,12 @@ package struct SiteRenderer: Sendable {
             try await sink(
                 RenderedChunk(
                     await positions.concurrentMap { position in
+                        if let kept, case let path = pages.path(at: position), let fingerprint = kept(path) {
+                            return .unchanged(path, fingerprint)
+                        }
                         let (path, model) = pages.page(at: position)
                         let fingerprint = PageFingerprint.of(model, path: path, salt: salt)
-                        if reuse?(path, fingerprint) == true { return .unchanged(path, fingerprint) }
+                        if reuse?.isCurrent(path, fingerprint) == true { return .unchanged(path, fingerprint) }
                         return .rendered(
                             RenderedFile(
                                 path: path, contents: Array((templates.render(model, "photo-page") ?? "").utf8),

@@ -144,15 +144,28 @@ import Testing
         #expect(report.counts.pagesRendered == 4 && report.counts.pagesUnchanged == 0, "\(report.counts)")
         #expect(try bytes(site) == before)
 
-        // A fingerprint that is not this page's (another build of another feed wrote it).
+        // A fingerprint that is not its page's, under the sources this build has: the pages in
+        // place were made from these very sources, so none is even built to be compared.
         let lines = try String(contentsOf: record, encoding: .utf8).split(
-            separator: "\n", omittingEmptySubsequences: false)
-        let wrong = lines.enumerated().map { offset, line in
-            offset == 1 ? String(repeating: "0", count: 64) + line.dropFirst(64) : String(line)
-        }
+            separator: "\n", omittingEmptySubsequences: false
+        ).map(String.init)
+        let zeros = String(repeating: "0", count: 64)
+        var wrong = lines
+        wrong[1] = zeros + lines[1].dropFirst(64)
+        try wrong.joined(separator: "\n").write(to: record, atomically: true, encoding: .utf8)
+        report = try await build(site)
+        #expect(report.counts.pagesRendered == 0 && report.counts.pagesUnchanged == 4, "\(report.counts)")
+        #expect(try bytes(site) == before)
+
+        // The same under other sources (the feed changed since): every page is built and
+        // compared, and that one rendered.
+        let header = "gallerygen rendered-pages 2\t"
+        #expect(lines[0].hasPrefix(header))
+        wrong[0] = header + zeros + lines[0].dropFirst(header.count + 64)
         try wrong.joined(separator: "\n").write(to: record, atomically: true, encoding: .utf8)
         report = try await build(site)
         #expect(report.counts.pagesRendered == 1 && report.counts.pagesUnchanged == 3, "\(report.counts)")
+        #expect(try bytes(site) == before)
 
         // Garbage, and a record of another output folder.
         try Data("not a record\n".utf8).write(to: record)

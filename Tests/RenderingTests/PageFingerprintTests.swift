@@ -57,4 +57,26 @@ import Testing
             #expect(print.description.contains(where: \.isLetter) == (PageFingerprint(hex: buffer[...]) == nil))
         }
     }
+
+    @Test func theSourcesCoverEveryItemAndEverySetting() async throws {
+        let gallery = Gallery(
+            title: "G", introHTML: "", baseURL: nil, items: (0..<3).map { SiteRendererTests.item($0) })
+        let renderer = try await SiteRendererTests().renderer()
+        let base = await renderer.sourcesFingerprint(of: gallery)
+        #expect(await renderer.sourcesFingerprint(of: gallery) == base)
+        var rendition = gallery
+        rendition.items[1].image?.renditions[0].byteCount += 1
+        var intro = gallery
+        intro.introHTML = "<p>Hello</p>"
+        var failure = gallery
+        failure.items[2].failure = "HTTP 404"
+        var order = gallery
+        order.items.swapAt(0, 1)
+        let others = [
+            await renderer.sourcesFingerprint(of: rendition), await renderer.sourcesFingerprint(of: intro),
+            await renderer.sourcesFingerprint(of: failure), await renderer.sourcesFingerprint(of: order),
+            try await SiteRendererTests().renderer(pageSize: 2).sourcesFingerprint(of: gallery),
+        ]
+        #expect(Set(others + [base]).count == others.count + 1)
+    }
 }

@@ -8,10 +8,11 @@ import Rendering
 /// status is the page this build would write, so it is not rendered again: a rebuild of 100,000
 /// unchanged photo pages stats them instead of rendering them.
 ///
-/// Kept in the cache folder as `rendered-pages`, a line per page after a line naming the output
-/// folder it describes. It only ever saves work: a missing, damaged or foreign file, or a page
-/// edited, replaced or removed since, means the page is rendered. Lines are
-/// `<fingerprint> <size> <mtime ns> <inode> <path>`.
+/// Kept in the cache folder as `rendered-pages`: a line naming the output folder it describes and
+/// the fingerprint of everything its pages were made from (the sources: when they are this
+/// build's too, a page still in place is not even built to be compared), then a line per page,
+/// `<fingerprint> <size> <mtime ns> <inode> <path>`. It only ever saves work: a missing, damaged
+/// or foreign file, or a page edited, replaced or removed since, means the page is rendered.
 struct RenderedPages: Sendable {
     struct Entry: Sendable, Equatable {
         var fingerprint: PageFingerprint
@@ -21,37 +22,53 @@ struct RenderedPages: Sendable {
     }
 
     static let fileName = "rendered-pages"
-    private static let header = "gallerygen rendered-pages 1\t"
+    private static let header = "gallerygen rendered-pages 2\t"
 
     let outputDirectory: URL
+    /// What the recorded pages were made from.
+    private(set) var sources: PageFingerprint?
     private(set) var entries: [String: Entry]
 
-    init(outputDirectory: URL, entries: [String: Entry] = [:]) {
+    init(outputDirectory: URL, sources: PageFingerprint? = nil, entries: [String: Entry] = [:]) {
         self.outputDirectory = outputDirectory
+        self.sources = sources
         self.entries = entries
     }
 
-    /// True when the page at `path` is in place as the build that recorded `fingerprint` left it.
-    func isCurrent(_ path: String, _ fingerprint: PageFingerprint) -> Bool {
-        guard let entry = entries[path], entry.fingerprint == fingerprint,
-            let status = FileStatus(path: outputDirectory.path + "/" + path), status.isRegularFile
-        else { return false }
-        return status.size == entry.size && status.modifiedNanoseconds == entry.modified && status.inode == entry.inode
+    /// The fingerprint recorded for the page at `path`, when its file is in place as the build
+    /// that recorded it left it.
+    func recorded(_ path: String) -> PageFingerprint? {
+        guard let entry = entries[path], let status = FileStatus(path: outputDirectory.path + "/" + path),
+            status.isRegularFile, status.size == entry.size, status.modifiedNanoseconds == entry.modified,
+            status.inode == entry.inode
+        else { return nil }
+        return entry.fingerprint
+    }
+
+    /// What the renderer needs of it.
+    var reuse: SiteRenderer.PageReuse {
+        SiteRenderer.PageReuse(sources: sources, recorded: recorded)
     }
 
     /// The record in `file` if it describes `outputDirectory`; else an empty one.
     static func load(from file: URL, outputDirectory: URL) -> RenderedPages {
         var pages = RenderedPages(outputDirectory: outputDirectory)
         guard let data = FileManager.default.contents(atPath: file.path) else { return pages }
-        let expected = Array((header + outputDirectory.standardizedFileURL.path).utf8)
+        let expected = Array("\t\(outputDirectory.standardizedFileURL.path)".utf8)
+        let prefix = Array(header.utf8)
         var entries: [String: Entry] = [:]
+        var sources: PageFingerprint?
         let complete = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
             let bytes = raw.bindMemory(to: UInt8.self)
             var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)[...]
             // The last line ends the file: a record cut short by a crash has no newline at its end.
-            guard lines.last?.isEmpty == true, let first = lines.popFirst(), first.elementsEqual(expected) else {
+            guard lines.last?.isEmpty == true, let first = lines.popFirst(), first.starts(with: prefix),
+                case let rest = first.dropFirst(prefix.count), rest.count == 64 + expected.count,
+                rest.dropFirst(64).elementsEqual(expected), let fingerprint = PageFingerprint(hex: rest.prefix(64))
+            else {
                 return false
             }
+            sources = fingerprint
             lines.removeLast()
             entries.reserveCapacity(lines.count)
             for line in lines {
@@ -66,14 +83,19 @@ struct RenderedPages: Sendable {
             }
             return true
         }
-        if complete { pages.entries = entries }
+        if complete {
+            pages.entries = entries
+            pages.sources = sources
+        }
         return pages
     }
 
     /// Records `pages` as they are now in the output folder (a page that is not there, or whose
     /// path could not be read back from a line, is left out) and writes the record atomically.
-    static func save(_ pages: [UnchangedPage], outputDirectory: URL, to file: URL) throws {
-        var text = Array((header + outputDirectory.standardizedFileURL.path + "\n").utf8)
+    static func save(_ pages: [UnchangedPage], sources: PageFingerprint, outputDirectory: URL, to file: URL) throws {
+        var text = Array(header.utf8)
+        sources.appendHex(to: &text)
+        text += Array("\t\(outputDirectory.standardizedFileURL.path)\n".utf8)
         text.reserveCapacity(pages.count * 128)
         for page in pages where !page.path.utf8.contains(0x0A) {
             guard let status = FileStatus(path: outputDirectory.path + "/" + page.path), status.isRegularFile else {

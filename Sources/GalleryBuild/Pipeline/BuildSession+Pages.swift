@@ -19,6 +19,8 @@ extension BuildSession {
         var pages: [UnchangedPage] = []
         var rendered = 0
         var unchanged = 0
+        /// What the pages were made from (``RenderedPages``).
+        var sources: PageFingerprint?
     }
 
     /// The record of the pages the last build left in the output folder.
@@ -62,12 +64,14 @@ extension BuildSession {
                     site.rendered += 1
                 }
             }
-            try await renderer.render(gallery, chunk: Self.renderChunk, reusing: previous.isCurrent) { chunk in
+            let sources = try await renderer.render(gallery, chunk: Self.renderChunk, reusing: previous.reuse) {
+                chunk in
                 try stage(chunk.files)
                 site.paths += chunk.unchanged.map(\.path)
                 site.pages += chunk.unchanged
                 site.unchanged += chunk.unchanged.count
             }
+            site.sources = sources
             if config.hostFiles {
                 try stage(HostFiles.files(pagePaths: site.paths.filter { !$0.hasPrefix("assets/") }))
             }

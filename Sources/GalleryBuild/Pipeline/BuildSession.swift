@@ -230,7 +230,10 @@ struct BuildSession: Sendable {
             let written = try write(
                 pagePaths: site.paths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous)
             // Only ever saves work: a build that cannot record its pages renders them next time.
-            try? RenderedPages.save(site.pages, outputDirectory: layout.outputDirectory, to: renderedPagesFile)
+            if let sources = site.sources {
+                try? RenderedPages.save(
+                    site.pages, sources: sources, outputDirectory: layout.outputDirectory, to: renderedPagesFile)
+            }
             return written
         }
         report.counts.pagesRendered = site.rendered
