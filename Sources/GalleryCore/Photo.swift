@@ -1,7 +1,7 @@
 import Foundation
 
 /// One entry of the feed: what to show and where its image comes from.
-package struct Photo: Sendable, Hashable, Encodable {
+package struct Photo: Sendable, Hashable {
     /// Position in the feed, from 0; the order of the gallery.
     package var index: Int
     /// The feed's own id for the entry, or its position when it has none.

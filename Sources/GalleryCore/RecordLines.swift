@@ -66,8 +66,18 @@ package struct RecordLines {
     /// A JSON string literal as JSONEncoder writes it with `.withoutEscapingSlashes`: quotes,
     /// backslashes and control characters escaped, everything else as it is.
     package static func appendJSON(_ string: String, to bytes: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         bytes.append(0x22)
+        // Most strings need no escape at all: copied whole.
+        let plain = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain == true {
+            bytes.append(0x22)
+            return
+        }
+        let hex = Array("0123456789abcdef".utf8)
         for byte in string.utf8 {
             switch byte {
             case 0x22: bytes += [0x5C, 0x22]

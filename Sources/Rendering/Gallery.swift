@@ -32,7 +32,7 @@ extension Photo {
 }
 
 /// One photo and what became of it: its renditions, or why it is a placeholder tile.
-package struct GalleryItem: Sendable, Encodable {
+package struct GalleryItem: Sendable {
     package var photo: Photo
     package var image: ProcessedImage?
     package var failure: String?

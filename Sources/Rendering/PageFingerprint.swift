@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GalleryCore
 
 /// What a page is made from, as a SHA-256: its template set, its path and every stored value of
 /// its view model. Two renders with the same fingerprint write the same bytes, so a rebuild that
@@ -119,6 +120,10 @@ final class FingerprintEncoder: Encoder {
 
     func append(integer: UInt64) {
         withUnsafeBytes(of: integer.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    func append(optional string: String?) {
+        if let string { append(string) } else { append(.null) }
     }
 
     func append(int value: Int) {
@@ -286,5 +291,62 @@ final class FingerprintEncoder: Encoder {
         mutating func encode<T: Encodable>(_ value: T) throws {
             if !encoder.appendPrimitive(value) { try encoder.append(nested: value) }
         }
+    }
+}
+
+extension GalleryItem {
+    /// Every stored value of the item, its photo and its image, written by hand: `Encodable`
+    /// took about 20 µs an item, the most of a no-change rebuild's render at 100,000 photos.
+    /// PageFingerprintTests checks, by Mirror, that no stored value is left out.
+    func writeFingerprint(to encoder: FingerprintEncoder) {
+        encoder.append(.open)
+        encoder.append(int: photo.index)
+        encoder.append(photo.id)
+        encoder.append(photo.title)
+        encoder.append(photo.source.absoluteString)
+        encoder.append(optional: photo.album)
+        encoder.append(optional: photo.link?.absoluteString)
+        if let date = photo.date {
+            encoder.append(.double)
+            encoder.append(integer: date.timeIntervalSinceReferenceDate.bitPattern)
+        } else {
+            encoder.append(.null)
+        }
+        encoder.append(bool: photo.hasFeedID)
+        if let image {
+            encoder.append(.open)
+            encoder.append(int: image.width)
+            encoder.append(int: image.height)
+            encoder.append(int: image.renditions.count)
+            for rendition in image.renditions {
+                encoder.append(rendition.format.rawValue)
+                encoder.append(int: rendition.width)
+                encoder.append(int: rendition.height)
+                encoder.append(rendition.path)
+                encoder.append(int: Int(rendition.byteCount))
+                encoder.append(optional: rendition.sha256)
+            }
+            encoder.append(image.placeholder.color)
+            encoder.append(image.placeholder.dataURI)
+            encoder.append(bool: image.hasTransparency)
+            if let camera = image.camera {
+                encoder.append(.open)
+                for part in [
+                    camera.camera, camera.lens, camera.focalLength, camera.aperture, camera.exposure, camera.iso,
+                    camera.taken,
+                ] {
+                    encoder.append(optional: part)
+                }
+                encoder.append(.close)
+            } else {
+                encoder.append(.null)
+            }
+            encoder.append(.close)
+        } else {
+            encoder.append(.null)
+        }
+        encoder.append(optional: failure)
+        encoder.append(sourceName)
+        encoder.append(.close)
     }
 }

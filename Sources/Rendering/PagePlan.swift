@@ -89,16 +89,17 @@ struct PagePlan: Sendable {
         let ascii =
             text.unicodeScalars.allSatisfy(\.isASCII)
             ? text : text.applyingTransform(StringTransform("Any-Latin; Latin-ASCII"), reverse: false) ?? text
-        var slug = ""
+        // ASCII letters and digits by value: CharacterSet's lookup cost most of a second for the
+        // slugs of 100,000 photos.
+        var slug: [UInt8] = []
         for scalar in ascii.lowercased().unicodeScalars {
-            if scalar.isASCII, CharacterSet.alphanumerics.contains(scalar) {
-                slug.unicodeScalars.append(scalar)
-            } else if !slug.isEmpty, !slug.hasSuffix("-") {
-                slug += "-"
+            switch scalar.value {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: slug.append(UInt8(scalar.value))
+            default: if let last = slug.last, last != UInt8(ascii: "-") { slug.append(UInt8(ascii: "-")) }
             }
         }
-        while slug.hasSuffix("-") { slug.removeLast() }
-        return slug.isEmpty ? empty : slug
+        while slug.last == UInt8(ascii: "-") { slug.removeLast() }
+        return slug.isEmpty ? empty : String(decoding: slug, as: UTF8.self)
     }
 
     /// The albums page: every album with its first photo as a cover.

@@ -234,7 +234,9 @@ package struct SiteRenderer: Sendable {
         let items = gallery.items
         let size = 1024
         let parts = await Array(stride(from: 0, to: items.count, by: size)).concurrentMap { start in
-            PageFingerprint.of(Array(items[start..<min(start + size, items.count)]), path: "", salt: [])
+            let encoder = FingerprintEncoder()
+            for item in items[start..<min(start + size, items.count)] { item.writeFingerprint(to: encoder) }
+            return PageFingerprint(digest: SHA256.hash(data: encoder.bytes))
         }
         let header = Sources(
             configuration: configuration, title: gallery.title, introHTML: gallery.introHTML,

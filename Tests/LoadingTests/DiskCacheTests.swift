@@ -22,5 +22,28 @@ import Testing
         let decoded = try DiskCache.IndexFile.decode(JSONEncoder().encode(index))
         #expect(decoded.version == 1)
         #expect(decoded.records == [full, bare])
+
+        // As the cache writes it, a record per line: read a line at a time, the same records.
+        let many = (0..<5_000).map { number in
+            var record = number.isMultiple(of: 2) ? full : bare
+            record.url = "https://example.com/\(number).jpg"
+            return record
+        }
+        let lines = try DiskCache.IndexFile(records: many).encoded()
+        #expect(DiskCache.IndexFile.decodeByLines(lines)?.records == many)
+        #expect(try DiskCache.IndexFile.decode(lines).records == many)
+        // A line that is not a record, or an index cut short: not read by lines; cut short, not
+        // read at all (an unreadable index is an empty cache, never a part of one).
+        var garbled = [UInt8](lines)
+        let second = try #require(
+            garbled.firstIndex(of: 0x0A).flatMap { first in garbled[(first + 1)...].firstIndex(of: 0x0A) })
+        garbled[second + 3] = UInt8(ascii: "}")
+        #expect(DiskCache.IndexFile.decodeByLines(Data(garbled)) == nil)
+        #expect(throws: (any Error).self) { try DiskCache.IndexFile.decode(Data(garbled)) }
+        let cut = lines.prefix(lines.count - 40)
+        #expect(DiskCache.IndexFile.decodeByLines(Data(cut)) == nil)
+        #expect(throws: (any Error).self) { try DiskCache.IndexFile.decode(Data(cut)) }
+        #expect(DiskCache.IndexFile.decodeByLines(try DiskCache.IndexFile(records: []).encoded()) == nil)
+        #expect(try DiskCache.IndexFile.decode(try DiskCache.IndexFile(records: []).encoded()).records.isEmpty)
     }
 }

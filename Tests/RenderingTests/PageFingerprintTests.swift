@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 import Testing
 
 @testable import Rendering
@@ -78,5 +79,63 @@ import Testing
             try await SiteRendererTests().renderer(pageSize: 2).sourcesFingerprint(of: gallery),
         ]
         #expect(Set(others + [base]).count == others.count + 1)
+    }
+
+    func fingerprint(of item: GalleryItem) -> PageFingerprint {
+        let encoder = FingerprintEncoder()
+        item.writeFingerprint(to: encoder)
+        return PageFingerprint.of(encoder.bytes, path: "", salt: [])
+    }
+
+    @Test func anItemsFingerprintHoldsEveryStoredValue() throws {
+        // writeFingerprint names each stored value by hand: a value added to one of these types
+        // must be added there too, and this list with it.
+        var item = SiteRendererTests.item(0, album: "Coast", formats: [.webp, .jpeg])
+        item.photo.link = URL(string: "https://example.org/p")
+        item.photo.date = Date(timeIntervalSince1970: 1_700_000_000)
+        item.failure = "kept from a stale copy"
+        item.image?.camera = CameraDetails(
+            camera: "c", lens: "l", focalLength: "f", aperture: "a", exposure: "e", iso: "i", taken: "t")
+        item.image?.renditions[0].sha256 = "ab"
+        let image = try #require(item.image)
+        let labels = { (value: Any) in Mirror(reflecting: value).children.compactMap(\.label) }
+        #expect(labels(item) == ["photo", "image", "failure", "sourceName"])
+        #expect(labels(item.photo) == ["index", "id", "title", "source", "album", "link", "date", "hasFeedID"])
+        #expect(labels(image) == ["width", "height", "renditions", "placeholder", "hasTransparency", "camera"])
+        #expect(labels(image.renditions[0]) == ["format", "width", "height", "path", "byteCount", "sha256"])
+        #expect(labels(image.placeholder) == ["color", "dataURI"])
+        #expect(
+            labels(try #require(image.camera))
+                == ["camera", "lens", "focalLength", "aperture", "exposure", "iso", "taken"])
+
+        // Each of them counts.
+        let changes: [(inout GalleryItem) -> Void] = [
+            { $0.photo.index += 1 }, { $0.photo.id += "x" }, { $0.photo.title += "x" },
+            { $0.photo.source = URL(string: "https://cdn.example.com/other.jpg")! }, { $0.photo.album = nil },
+            { $0.photo.link = nil }, { $0.photo.date = nil }, { $0.photo.hasFeedID.toggle() },
+            { $0.image = nil }, { $0.image?.width += 1 }, { $0.image?.height += 1 },
+            { $0.image?.renditions.removeLast() }, { $0.image?.renditions[0].format = .avif },
+            { $0.image?.renditions[0].width += 1 }, { $0.image?.renditions[0].height += 1 },
+            { $0.image?.renditions[0].path += "x" }, { $0.image?.renditions[0].byteCount += 1 },
+            { $0.image?.renditions[0].sha256 = nil }, { $0.image?.placeholder.color = "#000000" },
+            { $0.image?.placeholder.dataURI += "x" }, { $0.image?.hasTransparency.toggle() },
+            { $0.image?.camera = nil }, { $0.image?.camera?.camera = nil }, { $0.image?.camera?.lens = nil },
+            { $0.image?.camera?.focalLength = nil }, { $0.image?.camera?.aperture = nil },
+            { $0.image?.camera?.exposure = nil }, { $0.image?.camera?.iso = nil }, { $0.image?.camera?.taken = nil },
+            { $0.failure = nil }, { $0.sourceName += "x" },
+        ]
+        var prints = [fingerprint(of: item)]
+        for change in changes {
+            var changed = item
+            change(&changed)
+            prints.append(fingerprint(of: changed))
+        }
+        #expect(Set(prints).count == changes.count + 1)
+        // The same string moved from one optional to the next is another item.
+        var moved = item
+        (moved.photo.album, moved.failure) = (nil, "Coast")
+        var other = item
+        other.failure = nil
+        #expect(fingerprint(of: moved) != fingerprint(of: other))
     }
 }
