@@ -36,7 +36,7 @@ struct PagePlan: Sendable {
         self.gallery = gallery
         self.pageSize = pageSize
         // One album is no choice: album pages only when the feed has two or more.
-        let albums = Self.albums(of: gallery.items)
+        let albums = Self.albums(of: gallery.items, pageSize: pageSize)
         self.albums = albums.count > 1 ? albums : []
         var pages = Self.pages(of: gallery.items, prefix: "index", album: nil, pageSize: pageSize)
         for album in self.albums {
@@ -59,8 +59,10 @@ struct PagePlan: Sendable {
         }
     }
 
-    /// Albums in order of first appearance; a numeric album id reads "Album N".
-    private static func albums(of items: [GalleryItem]) -> [Album] {
+    /// Albums in order of first appearance; a numeric album id reads "Album N". Slugs never give
+    /// two pages one name: an album "Trip 2" and the second page of an album "Trip" would both be
+    /// `album-trip-2.html`, so the album that comes later takes the next free slug.
+    private static func albums(of items: [GalleryItem], pageSize: Int) -> [Album] {
         var order: [String] = []
         var members: [String: [GalleryItem]] = [:]
         for item in items {
@@ -68,16 +70,19 @@ struct PagePlan: Sendable {
             if members[album] == nil { order.append(album) }
             members[album, default: []].append(item)
         }
-        var usedSlugs: Set<String> = []
+        // The names of the pages taken so far, without `album-` and `.html`.
+        var usedNames: Set<String> = []
         return order.map { name in
             let title = name.allSatisfy(\.isNumber) ? "Album \(name)" : name
+            let pageCount = max(1, ((members[name]?.count ?? 0) + pageSize - 1) / max(1, pageSize))
+            func names(_ slug: String) -> [String] { [slug] + (1..<pageCount).map { "\(slug)-\($0 + 1)" } }
             var slug = slugify(name)
             var suffix = 2
-            while usedSlugs.contains(slug) {
+            while names(slug).contains(where: usedNames.contains) {
                 slug = "\(slugify(name))-\(suffix)"
                 suffix += 1
             }
-            usedSlugs.insert(slug)
+            usedNames.formUnion(names(slug))
             return Album(name: name, title: title.escapableInTemplates, slug: slug, items: members[name] ?? [])
         }
     }

@@ -53,6 +53,11 @@ package struct SiteRenderer: Sendable {
         guard FileManager.default.fileExists(atPath: theme.appendingPathComponent("page.mustache").path) else {
             throw RenderingError(.missingTemplate, "\(theme.path): no page.mustache in the theme folder")
         }
+        // Hashed before they are read: a template saved in between makes the next build render
+        // again, never a page recorded under a template it was not made with. The built-in theme
+        // counts too, since it lends the templates a theme leaves out.
+        let builtInFolders = Self.builtInTheme.map { $0.standardized != theme.standardized ? [$0] : [] } ?? []
+        self.salt = Self.salts(templates: ["page", "photo-page", "sources"], folders: [theme] + builtInFolders)
         do {
             var library = try await MustacheLibrary(directory: theme.path)
             let missing = Self.optionalTemplates.filter { library.getTemplate(named: $0) == nil }
@@ -63,8 +68,6 @@ package struct SiteRenderer: Sendable {
                 }
             }
             self.templates = Templates(library: library)
-            let folders = [theme] + (missing.isEmpty ? [] : Self.builtInTheme.map { [$0] } ?? [])
-            self.salt = Self.salts(templates: ["page", "photo-page", "sources"], folders: folders)
         } catch let error as MustacheLibrary.ParserError {
             throw RenderingError(
                 .templateSyntax, "template error: \(error.error)",
@@ -179,7 +182,7 @@ package struct SiteRenderer: Sendable {
         let slugs = await PhotoSlugs.slugs(of: gallery.items)
         let templates = templates
         let salt = salt
-        let sources = await sourcesFingerprint(of: gallery)
+        let sources = await sourcesFingerprint(of: gallery, slugs: slugs)
         // Same sources: every page the previous build left in place is this build's page.
         let kept = reuse?.sources == sources ? reuse?.recorded : nil
         // Grid pages hold 60 tiles each: a chunk of them weighs as much as 60 photo pages.
@@ -230,7 +233,7 @@ package struct SiteRenderer: Sendable {
     /// renderer's settings, the gallery's text and every stored value of every item, read through
     /// their synthesized `Encodable` conformances. Items are fingerprinted 1,024 at a time on
     /// every core, then the parts together.
-    func sourcesFingerprint(of gallery: Gallery) async -> PageFingerprint {
+    func sourcesFingerprint(of gallery: Gallery, slugs: [Int: String]? = nil) async -> PageFingerprint {
         let items = gallery.items
         let size = 1024
         let parts = await Array(stride(from: 0, to: items.count, by: size)).concurrentMap { start in
@@ -240,7 +243,10 @@ package struct SiteRenderer: Sendable {
         }
         let header = Sources(
             configuration: configuration, title: gallery.title, introHTML: gallery.introHTML,
-            baseURL: gallery.baseURL, itemCount: items.count, parts: parts.map(\.description))
+            baseURL: gallery.baseURL, itemCount: items.count, parts: parts.map(\.description),
+            // The pages' names, made from the items by the system's transliteration: a new one
+            // (another ICU) renames pages without changing an item.
+            slugs: (slugs ?? [:]).sorted { $0.key < $1.key }.map(\.value))
         return PageFingerprint.of(header, path: "", salt: salt["sources"] ?? [])
     }
 
@@ -252,6 +258,7 @@ package struct SiteRenderer: Sendable {
         var baseURL: String?
         var itemCount: Int
         var parts: [String]
+        var slugs: [String]
     }
 
     /// Files handed over chunk by chunk, kept (``render(_:)``).

@@ -177,4 +177,29 @@ import Testing
         #expect(report.counts.pagesRendered == 4, "the record now describes `elsewhere`")
         #expect(try bytes(site) == before)
     }
+
+    @Test func anAlbumNamedLikeAnothersSecondPageGetsANameOfItsOwn() async throws {
+        // One photo a page: album "Trip" has a second page, `album-trip-2.html`, which would also
+        // be the first page of album "Trip 2": two pages at one path, and a rebuild that kept one
+        // and rendered the other wrote what no build from nothing writes.
+        let site = try FixtureSite(count: 3, extraConfig: "page_size: 1")
+        let albums = ["Trip", "Trip", "Trip 2"]
+        func writeFeed(firstTitle: String) throws {
+            try site.writeFeed(
+                albums.enumerated().map { offset, album in
+                    let title = offset == 0 ? firstTitle : "Photo \(offset + 1)"
+                    return
+                        #"{"id": \#(offset + 1), "title": "\#(title)", "url": "photos/p\#(offset + 1).jpg", "albumId": "\#(album)"}"#
+                })
+        }
+        try writeFeed(firstTitle: "Photo 1")
+        _ = try await build(site)
+        try writeFeed(firstTitle: "Harbour")
+        _ = try await build(site)
+        _ = try await build(site, output: "fresh")
+        #expect(try bytes(site) == bytes(site, "fresh"))
+        let pages = try bytes(site).mapValues { String(decoding: $0, as: UTF8.self) }
+        #expect(try #require(pages["album-trip-2.html"]).contains("Photo 2"))
+        #expect(try #require(pages["album-trip-2-2.html"]).contains("Photo 3"))
+    }
 }

@@ -98,8 +98,9 @@ struct OutputWriter {
             try FileManager.default.createDirectory(at: writer.directory, withIntermediateDirectories: true)
             // Walking 200,000 files costs seconds: only after a build that did not end.
             if FileManager.default.fileExists(atPath: marker.path) { writer.removeLeftovers() }
-            try Data().write(to: marker)
-            try AtomicFile.synchronize(marker)
+            // A folder that takes no file takes no staged page either: the build fails, if at
+            // all, where it would write one (a no-change build of a read-only site still works).
+            if (try? Data().write(to: marker)) != nil { try? AtomicFile.synchronize(marker) }
         }
 
         /// Copies the content files (thumbnails) that are not in place yet, each atomically.
