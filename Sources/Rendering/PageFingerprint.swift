@@ -63,10 +63,9 @@ package struct PageFingerprint: Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String {
-        [words.0, words.1, words.2, words.3].map { word in
-            let hex = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
+        var hex: [UInt8] = []
+        appendHex(to: &hex)
+        return String(decoding: hex, as: UTF8.self)
     }
 
     package static func == (a: Self, b: Self) -> Bool {

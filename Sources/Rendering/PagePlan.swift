@@ -226,7 +226,7 @@ struct PagePlan: Sendable {
             let item = plan.gallery.items[offset]
             let slug = slugs[item.photo.index] ?? ""
             let siteTitle = plan.gallery.title.escapableInTemplates
-            let path = PhotoSlugs.pagePath(of: slug)
+            let path = path(at: position)
             let image = item.image
             let largest = image.flatMap { image in
                 image.renditions.filter { $0.format == PhotoViewModel.fallbackFormat(of: image) }

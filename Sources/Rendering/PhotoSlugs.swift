@@ -13,12 +13,8 @@ enum PhotoSlugs {
 
     static func pagePath(of slug: String) -> String { "photos/\(slug).html" }
 
-    /// The slug of each item that has an image, by feed index.
-    static func slugs(of items: [GalleryItem]) -> [Int: String] {
-        unique(items.filter { $0.image != nil }.map { ($0.photo.index, slug(of: $0.photo, sourceName: $0.sourceName)) })
-    }
-
-    /// The same, the slugs made on every core (100,000 of them take most of a second).
+    /// The slug of each item that has an image, by feed index, made on every core (100,000 of
+    /// them take most of a second).
     static func slugs(of items: [GalleryItem]) async -> [Int: String] {
         unique(
             await items.filter { $0.image != nil }.concurrentMap {

@@ -68,7 +68,7 @@ import Testing
         #expect(try text(files, "photos/a-1.html").contains(#"rel="next" href="c-3.html""#))
     }
 
-    @Test func slugsStayWhenTheFeedChangesAroundThem() {
+    @Test func slugsStayWhenTheFeedChangesAroundThem() async {
         let before = [Self.item(0, title: "Harbour", id: "41"), Self.item(1, title: "Ridge", id: "42")]
         // A photo added in front moves every position, not a slug.
         var after = [Self.item(0, title: "New", id: "40")]
@@ -77,8 +77,8 @@ import Testing
             item.photo.index = offset + 1
             return item
         }
-        let old = PhotoSlugs.slugs(of: before)
-        let new = PhotoSlugs.slugs(of: after)
+        let old = await PhotoSlugs.slugs(of: before)
+        let new = await PhotoSlugs.slugs(of: after)
         #expect(old[0] == "harbour-41" && old[1] == "ridge-42")
         #expect(new[1] == old[0] && new[2] == old[1])
         // No id from the feed: the image URL stands for it, hashed.
@@ -94,7 +94,7 @@ import Testing
         file.photo.id = "dune.jpg"
         #expect(PhotoSlugs.slug(of: file.photo) == "dune")
         // A repeated id: told apart in feed order.
-        let twins = PhotoSlugs.slugs(of: [Self.item(0, title: "X", id: "1"), Self.item(1, title: "X", id: "1")])
+        let twins = await PhotoSlugs.slugs(of: [Self.item(0, title: "X", id: "1"), Self.item(1, title: "X", id: "1")])
         #expect(twins[0] == "x-1" && twins[1] == "x-1-2")
         // Titles in any script are spelled in ASCII; very long ones are cut at a dash.
         let long = PhotoSlugs.slug(of: Self.item(0, title: String(repeating: "word ", count: 30), id: "9").photo)

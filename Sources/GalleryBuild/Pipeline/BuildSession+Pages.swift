@@ -17,8 +17,9 @@ extension BuildSession {
         var paths: [String] = []
         /// The grid and photo pages with their fingerprints, for ``RenderedPages``.
         var pages: [UnchangedPage] = []
-        var rendered = 0
+        /// Of ``pages``, those found in place rather than rendered.
         var unchanged = 0
+        var rendered: Int { pages.count - unchanged }
         /// What the pages were made from (``RenderedPages``).
         var sources: PageFingerprint?
     }
@@ -58,10 +59,8 @@ extension BuildSession {
                     throw StagingFailure(error: error as NSError)
                 }
                 site.paths += files.map(\.path)
-                for file in files {
-                    guard let fingerprint = file.fingerprint else { continue }
-                    site.pages.append(UnchangedPage(path: file.path, fingerprint: fingerprint))
-                    site.rendered += 1
+                site.pages += files.compactMap { file in
+                    file.fingerprint.map { UnchangedPage(path: file.path, fingerprint: $0) }
                 }
             }
             let sources = try await renderer.render(gallery, chunk: Self.renderChunk, reusing: previous.reuse) {
