@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GalleryConcurrency
 import GalleryCore
 import Imaging
 import Loading
@@ -131,6 +132,7 @@ package final class BuildResources: Sendable {
             await environment.loader.cancelAndDrain()
             try? environment.cache.persist()
             environment.cache.close()
+            releaseInBackground(environment)
         }
         if ownsClient { try? await client.shutdown() }
         await imagingPool.shutdown()

@@ -15,13 +15,14 @@ extension BuildSession {
     struct RenderedSite {
         /// Every page and asset, staged or left as it was.
         var paths: [String] = []
-        /// The grid and photo pages with their fingerprints, for ``RenderedPages``.
-        var pages: [UnchangedPage] = []
-        /// Of ``pages``, those found in place rather than rendered.
-        var unchanged = 0
-        var rendered: Int { pages.count - unchanged }
+        /// The grid and photo pages rendered by this build, with their fingerprints.
+        var rendered: [UnchangedPage] = []
+        /// The grid and photo pages found in place as this build would have written them.
+        var kept: [UnchangedPage] = []
         /// What the pages were made from (``RenderedPages``).
         var sources: PageFingerprint?
+        /// The record the pages were checked against, to be replaced by one of this build.
+        var record: RenderedPages
     }
 
     /// The record of the pages the last build left in the output folder.
@@ -45,12 +46,12 @@ extension BuildSession {
         let items = feed.photos.map { photo in
             let outcome = outcomes[photo.index]
             return GalleryItem(
-                photo: photo, image: outcome?.image.map(publicImage), failure: outcome?.failureMessage,
+                photo: photo, image: outcome?.image, failure: outcome?.failureMessage,
                 sourceName: displayName(of: photo.source))
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
-        var site = RenderedSite()
         let previous = RenderedPages.load(from: renderedPagesFile, outputDirectory: layout.outputDirectory)
+        var site = RenderedSite(record: previous)
         do {
             func stage(_ files: [RenderedFile]) throws {
                 do {
@@ -59,7 +60,7 @@ extension BuildSession {
                     throw StagingFailure(error: error as NSError)
                 }
                 site.paths += files.map(\.path)
-                site.pages += files.compactMap { file in
+                site.rendered += files.compactMap { file in
                     file.fingerprint.map { UnchangedPage(path: file.path, fingerprint: $0) }
                 }
             }
@@ -67,8 +68,7 @@ extension BuildSession {
                 chunk in
                 try stage(chunk.files)
                 site.paths += chunk.unchanged.map(\.path)
-                site.pages += chunk.unchanged
-                site.unchanged += chunk.unchanged.count
+                site.kept += chunk.unchanged
             }
             site.sources = sources
             if config.hostFiles {
@@ -114,7 +114,7 @@ extension BuildSession {
             for rendition in image?.renditions ?? [] where seen.insert(rendition.path).inserted {
                 files.append(
                     OutputFile(
-                        path: publicPath(of: rendition),
+                        path: rendition.path,
                         content: .copy(of: renditions.file(of: rendition), size: rendition.byteCount)
                     )
                 )
@@ -124,7 +124,7 @@ extension BuildSession {
                 source: displayName(of: photo.source),
                 sha256: outcome?.original?.sha256,
                 validators: outcome?.original.map(\.validators).flatMap { $0.isEmpty ? nil : $0 },
-                renditions: image.map(publicImage)?.renditions ?? [],
+                renditions: image?.renditions ?? [],
                 error: outcome?.failureMessage
             )
             if let image {

@@ -36,6 +36,8 @@ extension BuildSession {
             return (original, image)
         }
         var outcomes: [Int: PhotoOutcome] = [:]
+        outcomes.reserveCapacity(photos.count)
+        var named = PublicImages()
         // Photos in flight at once: enough to keep every request slot and imaging worker busy,
         // few enough that 100,000 photos are not 100,000 suspended tasks at once (measured: a
         // task per photo held 3.5 GB at 100,000 entries).
@@ -46,11 +48,12 @@ extension BuildSession {
                 let (original, image) = available[offset]
                 if let original, let image {
                     outcomes[photo.index] = .done(
-                        original: original, image: image, wasProcessed: false, warnings: [], imagingWarnings: [])
+                        original: original, image: named(image), wasProcessed: false, warnings: [],
+                        imagingWarnings: [])
                     continue
                 }
                 if running >= width, let (index, outcome) = await group.next() {
-                    outcomes[index] = outcome
+                    outcomes[index] = named(outcome)
                     running -= 1
                 }
                 running += 1
@@ -60,7 +63,7 @@ extension BuildSession {
                     return (photo.index, outcome)
                 }
             }
-            for await (index, outcome) in group { outcomes[index] = outcome }
+            for await (index, outcome) in group { outcomes[index] = named(outcome) }
         }
         guard !Task.isCancelled else { throw .interrupted }
         // Loading and imaging overlap: each is timed from its first start to its last end.
@@ -189,6 +192,38 @@ extension BuildSession {
                 report.failures.append(failure)
             }
         }
+    }
+}
+
+/// A photo's renditions as the site names them (`images/<name>`; the cache's own names differ),
+/// made once per thumbnail set: photos that share a set share one copy of it, not a copy each
+/// (and not one per page and manifest record that shows them).
+struct PublicImages {
+    private var made: [String: ProcessedImage] = [:]
+
+    mutating func callAsFunction(_ image: ProcessedImage) -> ProcessedImage {
+        // A rendition's file name is its set's hash: one name, one set.
+        guard let key = image.renditions.first?.path else { return image }
+        if let known = made[key] { return known }
+        var named = image
+        for index in named.renditions.indices {
+            named.renditions[index].path = Self.path(of: named.renditions[index])
+        }
+        made[key] = named
+        return named
+    }
+
+    mutating func callAsFunction(_ outcome: PhotoOutcome) -> PhotoOutcome {
+        guard case .done(let original, let image, let wasProcessed, let warnings, let imagingWarnings) = outcome
+        else { return outcome }
+        return .done(
+            original: original, image: self(image), wasProcessed: wasProcessed, warnings: warnings,
+            imagingWarnings: imagingWarnings)
+    }
+
+    /// `images/<file name>`.
+    static func path(of rendition: Rendition) -> String {
+        "images/" + rendition.fileName
     }
 }
 

@@ -231,17 +231,18 @@ struct BuildSession: Sendable {
                 pagePaths: site.paths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous)
             // Only ever saves work: a build that cannot record its pages renders them next time.
             if let sources = site.sources {
-                try? RenderedPages.save(
-                    site.pages, sources: sources, outputDirectory: layout.outputDirectory, to: renderedPagesFile)
+                try? site.record.save(
+                    rendered: site.rendered, kept: site.kept, sources: sources, to: renderedPagesFile)
             }
             return written
         }
-        report.counts.pagesRendered = site.rendered
-        report.counts.pagesUnchanged = site.unchanged
+        report.counts.pagesRendered = site.rendered.count
+        report.counts.pagesUnchanged = site.kept.count
         report.counts.filesWritten = written.written
         report.counts.filesRemoved = written.removed
         report.counts.bytesWritten = written.bytesWritten
         countTransfers(into: &report, since: statisticsBefore)
+        releaseInBackground((feed, photos, sources, outcomes, site))
         return (report, feedSHA256)
     }
 
@@ -303,21 +304,6 @@ struct BuildSession: Sendable {
         report.seconds[stage.rawValue] = seconds
         events(.finished(stage, seconds: seconds))
         return value
-    }
-
-    /// Renditions as the site names them (`images/<name>`).
-    func publicImage(_ image: ProcessedImage) -> ProcessedImage {
-        var image = image
-        image.renditions = image.renditions.map { rendition in
-            var rendition = rendition
-            rendition.path = publicPath(of: rendition)
-            return rendition
-        }
-        return image
-    }
-
-    func publicPath(of rendition: Rendition) -> String {
-        "images/" + rendition.fileName
     }
 
     /// URLs as they are; local files relative to the site folder, so that output does not depend

@@ -251,6 +251,7 @@ package final class DiskCache: Sendable {
             index.version == 1
         else { return ([:], [:]) }
         var records: [String: CacheRecord] = [:]
+        records.reserveCapacity(index.records.count)
         var status: [String: FileStatus] = [:]
         for record in index.records {
             if status[record.sha256] == nil, let blob = FileStatus(path: blobPath(for: record.sha256, in: blobs)) {
@@ -289,7 +290,9 @@ extension DiskCache.IndexFile {
                     guard line.last == UInt8(ascii: ",") else { return }
                     line = line.dropLast()
                 }
-                guard let json = try? JSONFields.parse(Data(line)), let record = try? CacheRecord(json: json) else {
+                guard let value = try? JSONParser.parse(Array(line)), let json = try? JSONFields(value),
+                    let record = try? CacheRecord(json: json)
+                else {
                     return
                 }
                 records.append(record)
