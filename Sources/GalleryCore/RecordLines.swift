@@ -38,38 +38,16 @@ package struct RecordLines {
         data.append(contentsOf: Array("\n]".utf8))
     }
 
-    /// The manifest's records, one per line (``ManifestPhoto/appendJSON(to:)``), written in parts
-    /// on every core (at 100,000 photos: 0.85 s on one).
-    package mutating func append(_ records: [ManifestPhoto]) {
-        let parts = records.count < 4096 ? 1 : ProcessInfo.processInfo.activeProcessorCount
-        let size = (records.count + parts - 1) / max(1, parts)
-        let encoded = Mutex<[[UInt8]]>(Array(repeating: [], count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(size * 1024)
-            for offset in min(records.count, part * size)..<min(records.count, (part + 1) * size) {
-                if offset > 0 { bytes.append(0x2C) }
-                bytes.append(0x0A)
-                records[offset].appendJSON(to: &bytes)
-            }
-            encoded.withLock { $0[part] = bytes }
-        }
-        for part in encoded.withLock({ $0 }) { data.append(contentsOf: part) }
-        data.append(contentsOf: Array("\n]".utf8))
-    }
-
-    /// Strings, one per line, written as JSONEncoder writes them (200,000 file names through
-    /// JSONEncoder took a second).
-    package mutating func append(_ strings: [String]) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(strings.count * 40)
+    /// `strings` as the elements of an array, one per line, and the array's closing bracket,
+    /// written as JSONEncoder writes them (200,000 file names through JSONEncoder took a second).
+    package static func appendLines(_ strings: [String], to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + strings.count * 40)
         for (offset, string) in strings.enumerated() {
             if offset > 0 { bytes.append(0x2C) }
             bytes.append(0x0A)
-            Self.appendJSON(string, to: &bytes)
+            appendJSON(string, to: &bytes)
         }
         bytes += Array("\n]".utf8)
-        data.append(contentsOf: bytes)
     }
 
     /// A JSON string literal as JSONEncoder writes it with `.withoutEscapingSlashes`: quotes,

@@ -81,4 +81,45 @@ import Testing
         let files = folder.allFiles(under: "public")
         #expect(files == ["album-a.html", "images/new.webp", "index.html", Manifest.fileName].sorted(), "\(files)")
     }
+
+    /// The manifest is compared with the one in place and written a part at a time: a manifest of
+    /// several parts that is the same is not rewritten (same inode), and one that differs in its
+    /// first part, its last, by a record more or one less, is written whole and exactly.
+    @Test func aManifestOfManyPartsIsRewrittenOnlyWhenItDiffersAndThenExactly() throws {
+        let folder = try TemporaryDirectory("writer-manifest")
+        let output = folder.file("public")
+        let writer = OutputWriter(directory: output)
+        func photo(_ number: Int, _ note: String = "") -> ManifestPhoto {
+            ManifestPhoto(
+                id: "p\(number)\(note)", source: "https://example.com/\(number).jpg", sha256: nil, validators: nil,
+                renditions: [], error: "failed")
+        }
+        let base = (0..<9000).map { photo($0) }  // three parts of 4,096
+        let file = output.appendingPathComponent(Manifest.fileName)
+        func write(_ photos: [ManifestPhoto]) throws -> (Data, FileStatus?) {
+            let manifest = Manifest(photos: photos, files: ["index.html"])
+            _ = try writer.write([], manifest: manifest, previous: nil)
+            let data = try Data(contentsOf: file)
+            #expect(data == (try manifest.encoded()))
+            #expect(try Manifest.decode(data) == manifest)
+            return (data, FileStatus(file))
+        }
+        let (_, first) = try write(base)
+        let (_, again) = try write(base)
+        #expect(
+            again?.inode == first?.inode && again?.modifiedNanoseconds == first?.modifiedNanoseconds,
+            "the same manifest is left in place")
+        var changedFirst = base
+        changedFirst[1] = photo(1, "x")
+        var changedLast = base
+        changedLast[8999] = photo(8999, "x")
+        // Each written exactly (checked in write(_:)), whatever part it differs in.
+        for photos in [changedFirst, changedLast, base + [photo(9000)], Array(base.dropLast()), [], base] {
+            _ = try write(photos)
+        }
+        let leftovers = folder.allFiles(under: "public").filter {
+            AtomicFile.isTemporaryName(($0 as NSString).lastPathComponent)
+        }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
 }

@@ -34,9 +34,9 @@ import Testing
             RecordLines.appendJSON(string, to: &bytes)
             #expect(bytes == Array(try encoder.encode(string)), "\(string.unicodeScalars.map(\.value))")
         }
-        var lines = RecordLines(opening: "[")
-        lines.append(strings)
-        let decoded = try JSONDecoder().decode([String].self, from: lines.data)
+        var lines = Array("[".utf8)
+        RecordLines.appendLines(strings, to: &lines)
+        let decoded = try JSONDecoder().decode([String].self, from: Data(lines))
         #expect(decoded == strings)
     }
 

@@ -162,14 +162,84 @@ struct OutputWriter {
             return true
         }
 
+        /// Stages one file made of the parts `produce` hands to its sink, unless the file in place
+        /// holds those bytes; true when staged. The parts are compared with the file in place as
+        /// they come; from the first difference on they go to a temporary file, which starts
+        /// with the bytes that were the same (copied from the file in place). Nothing but a part
+        /// and a block of the file in place is held at a time.
+        private func stageStreamed(_ path: String, _ produce: (([UInt8]) throws -> Void) throws -> Void) throws
+            -> Bool
+        {
+            let target = writer.directory.appendingPathComponent(path)
+            let existing = FileHandle(forReadingAtPath: target.path)
+            defer { try? existing?.close() }
+            var same: Int64 = 0
+            var output: FileHandle?
+            var temporary: URL?
+            // The temporary file, begun with the `same` bytes of the file in place.
+            func begin() throws -> FileHandle {
+                try writer.beforeWriting?(path)
+                let url = AtomicFile.temporaryURL(for: target)
+                guard FileManager.default.createFile(atPath: url.path, contents: nil),
+                    let handle = try? FileHandle(forWritingTo: url)
+                else {
+                    throw CocoaError(
+                        .fileWriteUnknown,
+                        userInfo: [
+                            NSFilePathErrorKey: url.path,
+                            NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(errno)),
+                        ])
+                }
+                temporary = url
+                staged.append((url, target))
+                if same > 0, let prefix = FileHandle(forReadingAtPath: target.path) {
+                    defer { try? prefix.close() }
+                    var left = same
+                    while left > 0, let block = try prefix.read(upToCount: Int(min(left, 1 << 20))), !block.isEmpty {
+                        try handle.write(contentsOf: block)
+                        left -= Int64(block.count)
+                    }
+                }
+                return handle
+            }
+            try produce { part in
+                if output == nil, let existing {
+                    let old = try existing.read(upToCount: part.count) ?? Data()
+                    if OutputWriter.same(old, part) {
+                        same += Int64(part.count)
+                        return
+                    }
+                }
+                if output == nil { output = try begin() }
+                try output?.write(contentsOf: part)
+            }
+            if output == nil {
+                // Every part matched: the same file, unless the one in place goes on.
+                if let existing, (try existing.read(upToCount: 1) ?? Data()).isEmpty { return false }
+                output = try begin()
+            }
+            try output?.close()
+            if let temporary { try AtomicFile.synchronize(temporary) }
+            return true
+        }
+
         /// Stages the manifest (left alone when its bytes are those in place), renames everything
         /// staged into place, the manifest last, and removes the files of `previous` that
         /// `manifest` no longer lists.
         func finish(manifest: Manifest, previous: [String]?) throws -> Result {
-            // As Data, compared and written without a copy (118 MB at 100,000 photos).
-            let encoded = try manifest.encoded()
-            let write: (URL) throws -> Void = { try encoded.write(to: $0) }
-            _ = try stage(Manifest.fileName, count: encoded.count, same: { $0 == encoded }, write: write)
+            try finish(files: manifest.files, previous: previous) { sink in
+                try Manifest.encode(
+                    files: manifest.files, photos: manifest.photos, version: manifest.version, record: { $0 },
+                    into: sink)
+            }
+        }
+
+        /// ``finish(manifest:previous:)`` for a manifest listing `files` whose bytes `encode` hands
+        /// to its sink a part at a time (``Manifest/encode(files:photos:version:record:into:)``).
+        func finish(files: [String], previous: [String]?, manifest encode: (([UInt8]) throws -> Void) throws -> Void)
+            throws -> Result
+        {
+            _ = try stageStreamed(Manifest.fileName, encode)
             let fileManager = FileManager.default
             for (temporary, target) in staged {
                 guard rename(temporary.path, target.path) == 0 else {
@@ -183,7 +253,7 @@ struct OutputWriter {
             staged = []
             created = []
             try? FileManager.default.removeItem(at: marker)
-            let produced = Set(manifest.files)
+            let produced = Set(files)
             for stale in previous ?? [] where !produced.contains(stale) && OutputWriter.isSafeRelativePath(stale) {
                 let target = writer.directory.appendingPathComponent(stale)
                 if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }

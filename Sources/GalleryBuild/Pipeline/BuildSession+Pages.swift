@@ -100,18 +100,16 @@ extension BuildSession {
             underlying: FileWriteFailure(error))
     }
 
-    /// The thumbnails and the manifest, then everything staged renamed into place.
+    /// The thumbnails and the manifest, then everything staged renamed into place. The manifest's
+    /// records are made as it is written, a part at a time, never all held at once.
     func write(
         pagePaths: [String], outcomes: [Int: PhotoOutcome], photos: [Photo], into staging: OutputWriter.Staging,
         previous: [String]?
     ) throws(BuildError) -> OutputWriter.Result {
         var files: [OutputFile] = []
         var seen: Set<String> = []
-        var manifestPhotos: [ManifestPhoto] = []
         for photo in photos {
-            let outcome = outcomes[photo.index]
-            let image = outcome?.image
-            for rendition in image?.renditions ?? [] where seen.insert(rendition.path).inserted {
+            for rendition in outcomes[photo.index]?.image?.renditions ?? [] where seen.insert(rendition.path).inserted {
                 files.append(
                     OutputFile(
                         path: rendition.path,
@@ -119,6 +117,12 @@ extension BuildSession {
                     )
                 )
             }
+        }
+        let manifestFiles = (pagePaths + files.map(\.path)).sorted()
+        let showsCamera = config.showsCameraDetails
+        let record: @Sendable (Photo) -> ManifestPhoto = { [self] photo in
+            let outcome = outcomes[photo.index]
+            let image = outcome?.image
             var record = ManifestPhoto(
                 id: photo.id,
                 source: displayName(of: photo.source),
@@ -132,14 +136,15 @@ extension BuildSession {
                 record.height = image.height
                 record.placeholder = image.placeholder
                 record.hasTransparency = image.hasTransparency
-                if config.showsCameraDetails { record.camera = image.camera }
+                if showsCamera { record.camera = image.camera }
             }
-            manifestPhotos.append(record)
+            return record
         }
-        let manifest = Manifest(photos: manifestPhotos, files: (pagePaths + files.map(\.path)).sorted())
         do {
             try staging.copy(files)
-            return try staging.finish(manifest: manifest, previous: previous)
+            return try staging.finish(files: manifestFiles, previous: previous) { sink in
+                try Manifest.encode(files: manifestFiles, photos: photos, record: record, into: sink)
+            }
         } catch {
             staging.abandon()
             throw outputError(error as NSError)
