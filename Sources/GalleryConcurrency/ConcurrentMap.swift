@@ -23,30 +23,6 @@ extension Array where Element: Sendable {
     }
 }
 
-extension Array where Element: Sendable {
-    /// `map` on every core at once in contiguous parts, for code that is not async (the writers
-    /// of the build's records); the results keep the order. Short arrays are mapped in place:
-    /// below `minimumPart` elements a part costs more to start than it saves.
-    package func parallelMap<Result: Sendable>(
-        minimumPart: Int = 2048, _ transform: @Sendable (Element) -> Result
-    ) -> [Result] {
-        let parts = Swift.min(ProcessInfo.processInfo.activeProcessorCount, count / Swift.max(1, minimumPart))
-        guard parts > 1 else { return map(transform) }
-        let size = (count + parts - 1) / parts
-        return [Result](unsafeUninitializedCapacity: count) { buffer, initialized in
-            // Each part initializes its own elements, none another's.
-            guard let start = buffer.baseAddress else { return }
-            nonisolated(unsafe) let base = start
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                for index in Swift.min(count, part * size)..<Swift.min(count, (part + 1) * size) {
-                    (base + index).initialize(to: transform(self[index]))
-                }
-            }
-            initialized = count
-        }
-    }
-}
-
 /// Lets go of `value` on another thread. A 100,000-photo build ends holding a million small
 /// allocations (feed, outcomes, pages, cache records): freeing them took half a second after the
 /// site was written, before the report; the command exits without waiting for it.

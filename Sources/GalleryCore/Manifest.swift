@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// `gallery-manifest.json`: what a build produced, written last so that its presence means a
 /// complete site. Sorted and free of times so that two builds of the same inputs are identical.
@@ -47,19 +46,16 @@ package struct Manifest: Sendable, Hashable, Codable {
         let part = 4096
         for start in stride(from: 0, to: photos.count, by: part) {
             let end = min(photos.count, start + part)
-            let halves = end - start < 512 ? 1 : ProcessInfo.processInfo.activeProcessorCount
-            let size = (end - start + halves - 1) / halves
-            let encoded = Mutex<[[UInt8]]>(Array(repeating: [], count: halves))
-            DispatchQueue.concurrentPerform(iterations: halves) { half in
+            let encoded = concurrentParts(of: end - start, minimumPart: 256) { range in
                 var bytes: [UInt8] = []
-                for offset in min(end, start + half * size)..<min(end, start + (half + 1) * size) {
+                for offset in range.lowerBound + start..<range.upperBound + start {
                     if offset > 0 { bytes.append(0x2C) }
                     bytes.append(0x0A)
                     record(photos[offset]).appendJSON(to: &bytes)
                 }
-                encoded.withLock { $0[half] = bytes }
+                return bytes
             }
-            for bytes in encoded.withLock({ $0 }) { try sink(bytes) }
+            for bytes in encoded { try sink(bytes) }
         }
         try sink(Array("\n],\n\"version\":\(version)}\n".utf8))
     }

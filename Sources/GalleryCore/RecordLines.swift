@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// JSON written a record at a time: an array with one element per line, each encoded on its own
 /// (sorted keys, slashes as they are), so that a document of 100,000 records diffs line by line
@@ -15,14 +14,10 @@ package struct RecordLines {
     /// The elements of one array, one per line; the array's closing bracket follows on its own.
     /// A long array is encoded in parts on every core (JSONEncoder takes about 20 µs a record).
     package mutating func append<Element: Encodable & Sendable>(_ elements: [Element]) throws {
-        let parts = elements.count < 4096 ? 1 : ProcessInfo.processInfo.activeProcessorCount
-        let size = (elements.count + parts - 1) / max(1, parts)
-        let encoded = Mutex<[Result<Data, any Error>?]>(Array(repeating: nil, count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let encoded = concurrentParts(of: elements.count, minimumPart: 2048) { range in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let range = min(elements.count, part * size)..<min(elements.count, (part + 1) * size)
-            let result = Result<Data, any Error> {
+            return Result<Data, any Error> {
                 var data = Data()
                 for offset in range {
                     data.append(contentsOf: Array((offset == 0 ? "\n" : ",\n").utf8))
@@ -30,11 +25,8 @@ package struct RecordLines {
                 }
                 return data
             }
-            encoded.withLock { $0[part] = result }
         }
-        for part in encoded.withLock({ $0 }) {
-            if let part { data.append(try part.get()) }
-        }
+        for part in encoded { data.append(try part.get()) }
         data.append(contentsOf: Array("\n]".utf8))
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryConcurrency
 import GalleryCore
 import Rendering
 
@@ -115,7 +114,9 @@ struct RenderedPages: Sendable {
             text += path.utf8
             text.append(0x0A)
         }
-        let statuses = rendered.parallelMap { [prefix] page in FileStatus(path: prefix + page.path) }
+        let statuses = concurrentParts(of: rendered.count, minimumPart: 2048) { [prefix] range in
+            rendered[range].map { page in FileStatus(path: prefix + page.path) }
+        }.joined()
         for (page, status) in zip(rendered, statuses) where !page.path.utf8.contains(0x0A) {
             guard let status, status.isRegularFile else { continue }
             append(

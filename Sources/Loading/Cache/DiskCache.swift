@@ -279,29 +279,26 @@ extension DiskCache.IndexFile {
         // Inside the array a raw newline only ever ends a record: JSON strings escape theirs.
         let body = bytes[opening.count..<(bytes.count - closing.count)]
         let lines = body.split(separator: 0x0A, omittingEmptySubsequences: false)
-        let parts = ProcessInfo.processInfo.activeProcessorCount
-        let size = (lines.count + parts - 1) / parts
-        let results = Mutex<[[CacheRecord]?]>(Array(repeating: nil, count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let parts = concurrentParts(of: lines.count) { range -> [CacheRecord]? in
             var records: [CacheRecord] = []
-            for index in min(lines.count, part * size)..<min(lines.count, (part + 1) * size) {
+            for index in range {
                 var line = lines[index]
                 if index < lines.count - 1 {
-                    guard line.last == UInt8(ascii: ",") else { return }
+                    guard line.last == UInt8(ascii: ",") else { return nil }
                     line = line.dropLast()
                 }
                 guard let value = try? JSONParser.parse(Array(line)), let json = try? JSONFields(value),
                     let record = try? CacheRecord(json: json)
                 else {
-                    return
+                    return nil
                 }
                 records.append(record)
             }
-            results.withLock { $0[part] = records }
+            return records
         }
         var records: [CacheRecord] = []
         records.reserveCapacity(lines.count)
-        for part in results.withLock({ $0 }) {
+        for part in parts {
             guard let part else { return nil }
             records += part
         }
