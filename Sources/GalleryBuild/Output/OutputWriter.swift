@@ -180,18 +180,12 @@ struct OutputWriter {
             func begin() throws -> FileHandle {
                 try writer.beforeWriting?(path)
                 let url = AtomicFile.temporaryURL(for: target)
-                guard FileManager.default.createFile(atPath: url.path, contents: nil),
-                    let handle = try? FileHandle(forWritingTo: url)
-                else {
-                    throw CocoaError(
-                        .fileWriteUnknown,
-                        userInfo: [
-                            NSFilePathErrorKey: url.path,
-                            NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(errno)),
-                        ])
-                }
+                // Created by a write, so that a failure is the system's own error (a full disk,
+                // no permission), and staged at once, so that a failure after it removes it.
+                try Data().write(to: url)
                 temporary = url
                 staged.append((url, target))
+                let handle = try FileHandle(forWritingTo: url)
                 if same > 0, let prefix = FileHandle(forReadingAtPath: target.path) {
                     defer { try? prefix.close() }
                     var left = same
