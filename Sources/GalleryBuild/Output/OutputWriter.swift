@@ -157,9 +157,7 @@ struct OutputWriter {
             }
             try writer.beforeWriting?(path)
             try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let name = AtomicFile.temporaryName(for: target.lastPathComponent)
-            let temporary = target.deletingLastPathComponent().appendingPathComponent(name)
-            staged.append((path, name))
+            let temporary = stagedTemporary(for: target, path: path)
             try write(temporary)
             try AtomicFile.synchronize(temporary)
             return true
@@ -182,13 +180,11 @@ struct OutputWriter {
             // The temporary file, begun with the `same` bytes of the file in place.
             func begin() throws -> FileHandle {
                 try writer.beforeWriting?(path)
-                let name = AtomicFile.temporaryName(for: target.lastPathComponent)
-                let url = target.deletingLastPathComponent().appendingPathComponent(name)
-                // Created by a write, so that a failure is the system's own error (a full disk,
-                // no permission), and staged at once, so that a failure after it removes it.
+                // Staged first, so that a failure after the file exists removes it; created by a
+                // write, so that a failure is the system's own error (a full disk, no permission).
+                let url = stagedTemporary(for: target, path: path)
                 try Data().write(to: url)
                 temporary = url
-                staged.append((path, name))
                 let handle = try FileHandle(forWritingTo: url)
                 if same > 0, let prefix = FileHandle(forReadingAtPath: target.path) {
                     defer { try? prefix.close() }
@@ -258,6 +254,13 @@ struct OutputWriter {
                 if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
             }
             return result
+        }
+
+        /// A new temporary file beside `target` (at `path` in the folder), recorded as staged.
+        private func stagedTemporary(for target: URL, path: String) -> URL {
+            let name = AtomicFile.temporaryName(for: target.lastPathComponent)
+            staged.append((path, name))
+            return target.deletingLastPathComponent().appendingPathComponent(name)
         }
 
         /// A staged file's temporary file and its place, as absolute paths.
