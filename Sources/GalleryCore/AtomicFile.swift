@@ -41,6 +41,33 @@ package enum AtomicFile {
         }
     }
 
+    /// Writes the bytes `produce` hands its sink, a part at a time, to `target` atomically: a
+    /// large file is never whole in memory, and a failure part-way (a full disk) leaves the file
+    /// in place as it was.
+    package static func write(to target: URL, _ produce: (([UInt8]) throws -> Void) throws -> Void) throws {
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        let temporary = temporaryURL(for: target)
+        do {
+            // Created by a write, so that a failure is the system's own error.
+            try Data().write(to: temporary)
+            let handle = try FileHandle(forWritingTo: temporary)
+            do {
+                try produce { try handle.write(contentsOf: $0) }
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            try commit(temporary, to: target)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
     /// Flushes a finished temporary file to disk and renames it to `target` (replacing it).
     package static func commit(_ temporary: URL, to target: URL) throws {
         try synchronize(temporary)

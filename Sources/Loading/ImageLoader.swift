@@ -72,6 +72,13 @@ package final class ImageLoader: OriginalLoading {
         if !keepingFinished { await coalescer.forgetFinished() }
     }
 
+    /// Lets go of the originals loaded so far, once the build that asked for them holds its own
+    /// copies: at 100,000 URLs the remembered originals are a large share of the build's peak.
+    /// The next ask for a URL loads it again (from the cache).
+    package func forgetLoaded() async {
+        await coalescer.forgetFinished()
+    }
+
     /// Claims the URLs a new build is about to load: loads of them under way go on when an older
     /// build's waiters leave (they are joined, not restarted); loads only the older build wanted
     /// are cancelled as soon as nobody waits for them.

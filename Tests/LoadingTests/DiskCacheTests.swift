@@ -23,13 +23,14 @@ import Testing
         #expect(decoded.version == 1)
         #expect(decoded.records == [full, bare])
 
-        // As the cache writes it, a record per line: read a line at a time, the same records.
+        // As the cache writes it, a record per line, in parts of 4,096 records: read a line at a
+        // time, the same records.
         let many = (0..<5_000).map { number in
             var record = number.isMultiple(of: 2) ? full : bare
             record.url = "https://example.com/\(number).jpg"
             return record
         }
-        let lines = try DiskCache.IndexFile(records: many).encoded()
+        let lines = try encoded(many)
         #expect(DiskCache.IndexFile.decodeByLines(lines)?.records == many)
         #expect(try DiskCache.IndexFile.decode(lines).records == many)
         // A line that is not a record, or an index cut short: not read by lines; cut short, not
@@ -43,7 +44,15 @@ import Testing
         let cut = lines.prefix(lines.count - 40)
         #expect(DiskCache.IndexFile.decodeByLines(Data(cut)) == nil)
         #expect(throws: (any Error).self) { try DiskCache.IndexFile.decode(Data(cut)) }
-        #expect(DiskCache.IndexFile.decodeByLines(try DiskCache.IndexFile(records: []).encoded()) == nil)
-        #expect(try DiskCache.IndexFile.decode(try DiskCache.IndexFile(records: []).encoded()).records.isEmpty)
+        #expect(DiskCache.IndexFile.decodeByLines(try encoded([])) == nil)
+        #expect(try DiskCache.IndexFile.decode(try encoded([])).records.isEmpty)
+    }
+
+    /// The index's bytes as ``DiskCache/persist()`` writes them, a part at a time.
+    private func encoded(_ records: [CacheRecord]) throws -> Data {
+        var data = Data()
+        try DiskCache.IndexFile.encode(
+            count: records.count, record: { records[$0] }, into: { data.append(contentsOf: $0) })
+        return data
     }
 }

@@ -203,6 +203,12 @@ struct BuildSession: Sendable {
             return (report, feedSHA256)
         }
 
+        // The outcomes hold all the render and write stages need: what the loader and the
+        // rendition store remember is let go before the pages are made (the build's peak).
+        // `gallerygen serve`'s loader keeps it: a build that supersedes this one reuses it.
+        await renditions.forgetFinished()
+        if waitsWhenInterrupted { await loader.forgetLoaded() }
+
         let staging: OutputWriter.Staging
         do {
             staging = try OutputWriter.Staging(writer)

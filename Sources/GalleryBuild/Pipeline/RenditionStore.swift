@@ -142,6 +142,13 @@ final class RenditionStore: Sendable {
         known.withLock { $0[key] = image }
     }
 
+    /// Lets go of the sets this build found or made, once its photos are processed (the pages
+    /// and the manifest need only the outcomes): a set asked for again is read from the cache.
+    func forgetFinished() async {
+        await inFlight.forgetFinished()
+        known.withLock { $0 = [:] }
+    }
+
     /// Waits for encodes under way (libvips cannot be interrupted), so that none is cut short.
     func drain() async {
         await inFlight.cancelAndDrain()

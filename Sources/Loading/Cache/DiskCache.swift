@@ -37,13 +37,17 @@ package final class DiskCache: Sendable {
         var version = 1
         var records: [CacheRecord]
 
-        /// One record per line, a record at a time: JSONEncoder's tree of 100,000 records cost
-        /// hundreds of megabytes more than the file.
-        func encoded() throws -> Data {
-            var lines = RecordLines(opening: "{\"records\":[")
-            try lines.append(records)
-            lines.append(",\n\"version\":\(version)}\n")
-            return lines.data
+        /// The bytes of an index of `count` records (`record(i)`, in order), one per line, a record
+        /// at a time (JSONEncoder's tree of 100,000 records cost hundreds of megabytes more than
+        /// the file), handed to `sink` a few thousand records at a time: persisting 100,000 URLs' records at the end of a build
+        /// held the whole document, and its parts, at once (120 MB over the build's peak).
+        static func encode(
+            count: Int, version: Int = 1, record: @Sendable (Int) -> CacheRecord,
+            into sink: ([UInt8]) throws -> Void
+        ) throws {
+            try RecordLines.encode(
+                count: count, element: record, opening: "{\"records\":[", closing: ",\n\"version\":\(version)}\n",
+                into: sink)
         }
 
         static func decode(_ data: Data) throws -> IndexFile {
@@ -100,15 +104,20 @@ package final class DiskCache: Sendable {
     /// Writes the index: the records sorted by URL, atomically; nothing when it has not changed
     /// since it was read or last written.
     package func persist() throws {
-        let records: [CacheRecord]? = state.withLock { state in
+        let records: [String: CacheRecord]? = state.withLock { state in
             state.statusAtOpen = [:]
             guard state.records != state.persisted else { return nil }
             state.persisted = state.records
-            return state.records.values.sorted { $0.url < $1.url }
+            return state.records
         }
         guard let records else { return }
+        // In the order of their URLs (each record's key), taken a part at a time: no sorted copy
+        // of the records.
+        let order = records.indices.sorted { records[$0].key < records[$1].key }
         do {
-            try AtomicFile.write(try IndexFile(records: records).encoded(), to: indexFile)
+            try AtomicFile.write(to: indexFile) { sink in
+                try IndexFile.encode(count: order.count, record: { records[order[$0]].value }, into: sink)
+            }
         } catch {
             throw LoadingError(
                 .cache, url: indexFile.path, "cannot write the cache index", underlying: error as NSError)
@@ -267,7 +276,7 @@ extension DiskCache.IndexFile {
     private static let opening = Array("{\"records\":[\n".utf8)
     private static let closing = Array("\n],\n\"version\":1}\n".utf8)
 
-    /// The index as ``encoded()`` writes it (a record per line) read a line at a time on every
+    /// The index as ``encode(count:version:record:into:)`` writes it (a record per line) read a line at a time on every
     /// core: the whole document through one parser took a second at 100,000 records, before
     /// anything else could start. Nil for anything else (an empty index, another layout, a line
     /// that is not a record), which is then read as one document.
