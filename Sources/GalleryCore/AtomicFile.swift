@@ -27,30 +27,14 @@ package enum AtomicFile {
 
     /// Writes `data` to `target` atomically, creating the folder when needed.
     package static func write(_ data: Data, to target: URL) throws {
-        try FileManager.default.createDirectory(
-            at: target.deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
-        let temporary = temporaryURL(for: target)
-        do {
-            try data.write(to: temporary)
-            try commit(temporary, to: target)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        try replace(target) { temporary in try data.write(to: temporary) }
     }
 
     /// Writes the bytes `produce` hands its sink, a part at a time, to `target` atomically: a
     /// large file is never whole in memory, and a failure part-way (a full disk) leaves the file
     /// in place as it was.
     package static func write(to target: URL, _ produce: (([UInt8]) throws -> Void) throws -> Void) throws {
-        try FileManager.default.createDirectory(
-            at: target.deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
-        let temporary = temporaryURL(for: target)
-        do {
+        try replace(target) { temporary in
             // Created by a write, so that a failure is the system's own error.
             try Data().write(to: temporary)
             let handle = try FileHandle(forWritingTo: temporary)
@@ -61,6 +45,19 @@ package enum AtomicFile {
                 try? handle.close()
                 throw error
             }
+        }
+    }
+
+    /// Replaces `target` with the file `fill` writes at a temporary name beside it (the folder
+    /// created when needed); on any failure the temporary file is removed and `target` left as it was.
+    private static func replace(_ target: URL, fill: (URL) throws -> Void) throws {
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        let temporary = temporaryURL(for: target)
+        do {
+            try fill(temporary)
             try commit(temporary, to: target)
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -27,7 +27,7 @@ package struct Manifest: Sendable, Hashable, Codable {
     package func encoded() throws -> Data {
         var data = Data()
         let sink: ([UInt8]) -> Void = { data.append(contentsOf: $0) }
-        Self.encode(files: files, photos: photos, version: version, record: { $0 }, into: sink)
+        try Self.encode(files: files, photos: photos, version: version, record: { $0 }, into: sink)
         return data
     }
 
@@ -38,24 +38,13 @@ package struct Manifest: Sendable, Hashable, Codable {
     package static func encode<Element: Sendable>(
         files: [String], photos: [Element], version: Int = currentVersion,
         record: @Sendable (Element) -> ManifestPhoto, into sink: ([UInt8]) throws -> Void
-    ) rethrows {
+    ) throws {
         var head = Array("{\"files\":[".utf8)
         RecordLines.appendLines(files, to: &head)
         head += Array(",\n\"photos\":[".utf8)
         try sink(head)
-        let part = 4096
-        for start in stride(from: 0, to: photos.count, by: part) {
-            let end = min(photos.count, start + part)
-            let encoded = concurrentParts(of: end - start, minimumPart: 256) { range in
-                var bytes: [UInt8] = []
-                for offset in range.lowerBound + start..<range.upperBound + start {
-                    if offset > 0 { bytes.append(0x2C) }
-                    bytes.append(0x0A)
-                    record(photos[offset]).appendJSON(to: &bytes)
-                }
-                return bytes
-            }
-            for bytes in encoded { try sink(bytes) }
+        try RecordLines.encodeElements(count: photos.count, minimumPart: 256, into: sink) { offset, bytes in
+            record(photos[offset]).appendJSON(to: &bytes)
         }
         try sink(Array("\n],\n\"version\":\(version)}\n".utf8))
     }

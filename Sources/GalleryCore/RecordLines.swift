@@ -8,30 +8,42 @@ package enum RecordLines {
     /// `closing`, handed to `sink` a part of a few thousand elements at a time: the document (50 MB
     /// for a cache index of 100,000 URLs) is never whole in memory. Each part is encoded on every
     /// core (JSONEncoder takes about 20 µs a record).
-    package static func encode<Element: Encodable>(
+    package static func encode<Element: Encodable & Sendable>(
         count: Int, element: @Sendable (Int) -> Element, opening: String, closing: String,
         into sink: ([UInt8]) throws -> Void
     ) throws {
         try sink(Array(opening.utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        try encodeElements(count: count, minimumPart: 1024, into: sink) { offset, bytes in
+            bytes += try encoder.encode(element(offset))
+        }
+        try sink(Array("\n]".utf8) + Array(closing.utf8))
+    }
+
+    /// The elements `0..<count` of an array, a line each (the brackets are the caller's), handed
+    /// to `sink` a part of 4,096 elements at a time; `element` appends the JSON of one, and each
+    /// part's are made on every core (in pieces of at least `minimumPart`).
+    package static func encodeElements(
+        count: Int, minimumPart: Int, into sink: ([UInt8]) throws -> Void,
+        element: @Sendable (Int, inout [UInt8]) throws -> Void
+    ) throws {
         let part = 4096
         for start in stride(from: 0, to: count, by: part) {
             let end = min(count, start + part)
-            let encoded = concurrentParts(of: end - start, minimumPart: 1024) { range in
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                return Result<[UInt8], any Error> {
+            let encoded = concurrentParts(of: end - start, minimumPart: minimumPart) { range in
+                Result<[UInt8], any Error> {
                     var bytes: [UInt8] = []
                     for offset in range.lowerBound + start..<range.upperBound + start {
                         if offset > 0 { bytes.append(0x2C) }
                         bytes.append(0x0A)
-                        bytes += try encoder.encode(element(offset))
+                        try element(offset, &bytes)
                     }
                     return bytes
                 }
             }
             for bytes in encoded { try sink(try bytes.get()) }
         }
-        try sink(Array("\n]".utf8) + Array(closing.utf8))
     }
 
     /// `strings` as the elements of an array, one per line, and the array's closing bracket,
