@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Loading
@@ -46,6 +47,29 @@ import Testing
         #expect(throws: (any Error).self) { try DiskCache.IndexFile.decode(Data(cut)) }
         #expect(DiskCache.IndexFile.decodeByLines(try encoded([])) == nil)
         #expect(try DiskCache.IndexFile.decode(try encoded([])).records.isEmpty)
+    }
+
+    /// An index that could not be written (a full disk, here a folder in its place) is written by
+    /// the next persist, though no record changed in between: a failed write is not taken for one
+    /// that happened (the build's end and `serve`'s shutdown persist again).
+    @Test func anIndexNotWrittenIsWrittenNextTime() throws {
+        let folder = try TemporaryDirectory("index-retry")
+        let cache = try DiskCache(directory: folder.file("cache"))
+        defer { cache.close() }
+        cache.store(
+            CacheRecord(
+                url: "https://example.com/a.jpg", finalURL: "https://example.com/a.jpg", redirects: [], status: 200,
+                etag: nil, lastModified: nil, date: nil, age: nil, cacheControl: nil, expires: nil, vary: nil,
+                contentType: "image/jpeg", sha256: String(repeating: "0f", count: 32), size: 1, blobModified: 0,
+                responseTime: 0, fetchedAt: 0, validatedAt: 0, lastUsed: 0))
+        let index = cache.root.appendingPathComponent("index.json")
+        try FileManager.default.createDirectory(
+            at: index.appendingPathComponent("in-the-way"), withIntermediateDirectories: true)
+        #expect(throws: LoadingError.self) { try cache.persist() }
+        try FileManager.default.removeItem(at: index)
+        try cache.persist()
+        let written = try DiskCache.IndexFile.decode(Data(contentsOf: index))
+        #expect(written.records.map(\.url) == ["https://example.com/a.jpg"])
     }
 
     /// The index's bytes as ``DiskCache/persist()`` writes them, a part at a time.

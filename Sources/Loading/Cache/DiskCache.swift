@@ -26,8 +26,9 @@ package final class DiskCache: Sendable {
         var usedBlobs: Set<String> = []
         /// Rendition sets the current build uses: never evicted.
         var usedRenditionSets: Set<String> = []
-        /// The records as the index file holds them.
-        var persisted: [String: CacheRecord] = [:]
+        /// The records as the index file holds them; nil while they are written, and after a
+        /// write that failed (so the next persist writes again).
+        var persisted: [String: CacheRecord]? = [:]
         /// Blob sizes and times seen when the index was read, so that the first use of each in
         /// a build needs no second stat(2); dropped when the build ends (``persist()``).
         var statusAtOpen: [String: FileStatus] = [:]
@@ -107,7 +108,8 @@ package final class DiskCache: Sendable {
         let records: [String: CacheRecord]? = state.withLock { state in
             state.statusAtOpen = [:]
             guard state.records != state.persisted else { return nil }
-            state.persisted = state.records
+            // Not known to be on disk until written (the old records let go now, not after).
+            state.persisted = nil
             return state.records
         }
         guard let records else { return }
@@ -122,6 +124,7 @@ package final class DiskCache: Sendable {
             throw LoadingError(
                 .cache, url: indexFile.path, "cannot write the cache index", underlying: error as NSError)
         }
+        state.withLock { $0.persisted = records }
     }
 
     // MARK: Blobs
