@@ -115,7 +115,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["GalleryBuild", "GalleryCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
         .testTarget(
             name: "PreviewTests",
             dependencies: [

@@ -13,32 +13,51 @@ extension FeedReader {
     /// Reads a folder as a feed, as photographers keep them: the images at the top, then each
     /// subfolder at any depth as an album named by its path (`2019 / Iceland`), each list in name
     /// order, titled by file name. Hidden files and folders are ignored; a folder reached twice
-    /// through links is read once.
-    package func document(fromFolder folder: URL) throws(FeedError) -> FeedDocument {
+    /// through links is read once; only plain files are taken (a pipe or a device named
+    /// `photo.jpg` is reported, never opened).
+    ///
+    /// - Parameter allowedRoots: the folders a symbolic link may lead into (the site folder and
+    ///   the feed folder): a link to anywhere else is reported and not followed, so a pull
+    ///   request cannot publish a file of the build machine by adding a link. Nil follows every
+    ///   link (`follow_symlinks: true`).
+    package func document(fromFolder folder: URL, allowedRoots: [URL]? = nil) throws(FeedError) -> FeedDocument {
+        var walk = FolderWalk(roots: allowedRoots.map { $0.map { $0.resolvingSymlinksInPath().path } })
+        try collect(folder: folder, path: [], depth: 0, walk: &walk, isRoot: true)
+        return FeedDocument(photos: walk.photos, skipped: walk.skipped)
+    }
+
+    private struct FolderWalk {
+        /// Resolved paths of the allowed roots; nil when links go anywhere.
+        let roots: [String]?
         var photos: [Photo] = []
         var skipped: [FeedIssue] = []
         var visited: Set<String> = []
-        try collect(
-            folder: folder, path: [], depth: 0, into: &photos, skipped: &skipped, visited: &visited, isRoot: true)
-        return FeedDocument(photos: photos, skipped: skipped)
+
+        mutating func skip(_ message: String) {
+            skipped.append(FeedIssue(index: photos.count + skipped.count, message: message))
+        }
+
+        /// Whether `url` (a link, or reached through one) resolves inside an allowed root.
+        func isAllowed(_ url: URL) -> Bool {
+            guard let roots else { return true }
+            let resolved = url.resolvingSymlinksInPath().path
+            return roots.contains { root in
+                resolved == root || resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+            }
+        }
     }
 
     private func collect(
-        folder: URL, path: [String], depth: Int, into photos: inout [Photo], skipped: inout [FeedIssue],
-        visited: inout Set<String>, isRoot: Bool
+        folder: URL, path: [String], depth: Int, walk: inout FolderWalk, isRoot: Bool
     ) throws(FeedError) {
         let fileManager = FileManager.default
-        guard visited.insert(folder.resolvingSymlinksInPath().path).inserted else { return }
+        guard walk.visited.insert(folder.resolvingSymlinksInPath().path).inserted else { return }
         let names: [String]
         do {
             names = try fileManager.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }.sorted()
         } catch {
             guard isRoot else {
-                skipped.append(
-                    FeedIssue(
-                        index: photos.count + skipped.count,
-                        message: "cannot list the folder \(path.joined(separator: "/")): \(error.localizedDescription)")
-                )
+                walk.skip("cannot list the folder \(path.joined(separator: "/")): \(error.localizedDescription)")
                 return
             }
             throw FeedError(
@@ -48,28 +67,34 @@ extension FeedReader {
         let album = path.isEmpty ? nil : path.joined(separator: " / ")
         for name in names {
             let url = folder.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
+            let shown = (path + [name]).joined(separator: "/")
+            guard let status = FileStatus(url) else { continue }
+            let isFolder = status.isDirectory
+            guard isFolder || Self.isImageName(name) else { continue }
+            if FileStatus.isSymbolicLink(url), !walk.isAllowed(url) {
+                walk.skip(
+                    "\(shown): a symbolic link to a place outside the site folder; not read "
+                        + "(set `follow_symlinks: true` in gallery.yml to read it)")
+                continue
+            }
+            if isFolder {
                 subfolders.append((name, url))
-            } else if Self.isImageName(name) {
-                let id = (path + [name]).joined(separator: "/")
-                photos.append(
-                    Photo(index: photos.count, id: id, title: Self.title(ofFile: name), source: url, album: album))
+            } else if !status.isRegularFile {
+                walk.skip("\(shown): not a plain file (a pipe, socket or device); not read")
+            } else {
+                walk.photos.append(
+                    Photo(
+                        index: walk.photos.count, id: shown, title: Self.title(ofFile: name), source: url,
+                        album: album))
             }
         }
         for (name, url) in subfolders {
             guard depth + 1 <= Self.folderDepthLimit else {
-                skipped.append(
-                    FeedIssue(
-                        index: photos.count,
-                        message: "\((path + [name]).joined(separator: "/")): deeper than \(Self.folderDepthLimit) "
-                            + "folders; not read"))
+                walk.skip(
+                    "\((path + [name]).joined(separator: "/")): deeper than \(Self.folderDepthLimit) folders; not read")
                 continue
             }
-            try collect(
-                folder: url, path: path + [name], depth: depth + 1, into: &photos, skipped: &skipped,
-                visited: &visited, isRoot: false)
+            try collect(folder: url, path: path + [name], depth: depth + 1, walk: &walk, isRoot: false)
         }
     }
 

@@ -1,3 +1,6 @@
+import Foundation
+import Loading
+
 /// Command-line choices for one build; each overrides gallery.yml where both speak.
 package struct BuildOptions: Sendable {
     /// `--output DIR`, relative to the current folder.
@@ -17,6 +20,10 @@ package struct BuildOptions: Sendable {
     /// `--shard K/N`: load and encode only this shard's photos, share them through the remote
     /// tier, and write no pages.
     package var shard: Shard?
+    /// The site's secret (`GALLERYGEN_REMOTE_CACHE_KEY`, read from the environment unless given):
+    /// remote cache objects and the manifest's records are signed with it, and only what it
+    /// signed is taken from the remote cache or the seed.
+    package var signingKey: SigningKey?
 
     package init(
         output: String? = nil,
@@ -27,7 +34,8 @@ package struct BuildOptions: Sendable {
         perHost: Int? = nil,
         seed: String? = nil,
         remoteCache: String? = nil,
-        shard: Shard? = nil
+        shard: Shard? = nil,
+        signingKey: SigningKey? = SigningKey(environment: ProcessInfo.processInfo.environment)
     ) {
         self.output = output
         self.strict = strict
@@ -38,5 +46,6 @@ package struct BuildOptions: Sendable {
         self.seed = seed
         self.remoteCache = remoteCache
         self.shard = shard
+        self.signingKey = signingKey
     }
 }

@@ -27,6 +27,8 @@ package final class BuildResources: Sendable {
             var offline: Bool
             /// `remote_cache:` or `--remote-cache`; never asked with --offline.
             var remoteCache: String?
+            /// The site's key, that remote objects are signed and checked with.
+            var signingKey: SigningKey?
         }
 
         var key: Key
@@ -97,7 +99,8 @@ package final class BuildResources: Sendable {
             switch RemoteCacheLocation.store(
                 for: location, environment: ProcessInfo.processInfo.environment, client: client)
             {
-            case .success(let store): remote = RemoteCache(store: store, concurrency: key.concurrency)
+            case .success(let store):
+                remote = RemoteCache(store: store, signingKey: key.signingKey, concurrency: key.concurrency)
             case .failure(let unavailable): remoteWarning = unavailable.message
             }
         }

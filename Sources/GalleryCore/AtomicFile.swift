@@ -15,9 +15,18 @@ package enum AtomicFile {
         target.deletingLastPathComponent().appendingPathComponent(temporaryName(for: target.lastPathComponent))
     }
 
-    /// The name of ``temporaryURL(for:)``'s file, for a target named `name`.
+    /// The name of ``temporaryURL(for:)``'s file, for a target named `name`: within the 255 bytes
+    /// of a file name whenever `name` is (a long name's end gives way to a hash of it).
     package static func temporaryName(for name: String) -> String {
-        ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-\(name)"
+        let prefix = ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-"
+        let room = 255 - prefix.utf8.count
+        guard name.utf8.count > room else { return prefix + name }
+        var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { fnv = (fnv ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let hash = String(fnv, radix: 16)
+        var kept = Substring(name)
+        while kept.utf8.count > room - hash.count - 1 { kept = kept.dropLast() }
+        return prefix + kept + "-" + hash
     }
 
     /// True for the names ``temporaryURL(for:)`` makes.
@@ -66,9 +75,17 @@ package enum AtomicFile {
     }
 
     /// Flushes a finished temporary file to disk and renames it to `target` (replacing it).
+    /// A folder in the target's place (left by a user or another tool) is removed first: every
+    /// caller writes a file whose name is its own (a cache entry, an output file), and a folder
+    /// there would fail that file on every build.
     package static func commit(_ temporary: URL, to target: URL) throws {
         try synchronize(temporary)
-        guard rename(temporary.path, target.path) == 0 else {
+        var renamed = rename(temporary.path, target.path) == 0
+        if !renamed, FileStatus(target)?.isDirectory == true, !FileStatus.isSymbolicLink(target) {
+            try FileManager.default.removeItem(at: target)
+            renamed = rename(temporary.path, target.path) == 0
+        }
+        guard renamed else {
             let reason = String(cString: strerror(errno))
             throw CocoaError(
                 .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot rename into \(target.path): \(reason)"]

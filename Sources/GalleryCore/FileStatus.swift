@@ -22,6 +22,8 @@ package struct FileStatus: Sendable, Equatable {
     package var inode: UInt64
     /// A plain file: not a folder, device, socket or pipe.
     package var isRegularFile: Bool
+    /// A folder.
+    package var isDirectory: Bool
 
     /// The status of the file at `path` (symbolic links followed), or nil when there is none.
     package init?(path: String) {
@@ -37,6 +39,13 @@ package struct FileStatus: Sendable, Equatable {
         modifiedNanoseconds = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
         inode = UInt64(info.st_ino)
         isRegularFile = (info.st_mode & S_IFMT) == S_IFREG
+        isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Whether `url` itself is a symbolic link (not followed).
+    package static func isSymbolicLink(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 
     package init?(_ url: URL) {

@@ -19,6 +19,7 @@ extension ManifestPhoto {
         object.string("error", error, &bytes)
         object.integer("height", height, &bytes)
         object.string("id", id, &bytes)
+        object.string("mac", mac, &bytes)
         if let placeholder {
             object.key("placeholder", &bytes)
             var inner = JSONObjectWriter(&bytes)

@@ -72,6 +72,9 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
     /// Only when the site shows camera details (`exif: true`): a manifest is published with the
     /// site, and must not say more than its pages do.
     package var camera: CameraDetails?
+    /// The site's HMAC of the rest of the record, when the site has a signing key: a seeded build
+    /// with the key takes only records its own builds signed.
+    package var mac: String?
 
     package init(
         id: String,
@@ -101,7 +104,7 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
     }
 
     package enum CodingKeys: String, CodingKey {
-        case id, source, sha256, validators, renditions, error, width, height, placeholder, camera
+        case id, source, sha256, validators, renditions, error, width, height, placeholder, camera, mac
         case hasTransparency = "transparent"
     }
 }

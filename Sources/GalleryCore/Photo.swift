@@ -19,15 +19,22 @@ package struct Photo: Sendable, Hashable {
     /// The feed named the entry (`id` is then the feed's); false when `id` is only its position.
     package var hasFeedID: Bool
 
+    /// The name given to an album whose own name shows nothing (spaces, zero-width characters).
+    package static let untitledAlbum = "Untitled album"
+
     package init(
         index: Int, id: String, title: String, source: URL, album: String? = nil, link: URL? = nil,
         date: Date? = nil, hasFeedID: Bool = true
     ) {
         self.index = index
-        self.id = id
-        self.title = title
+        self.id = id.cleanedLine()
+        self.title = title.cleanedLine()
         self.source = source
-        self.album = album
+        // An album whose name shows nothing would be a link without text.
+        self.album = album.map { name in
+            let cleaned = name.cleanedLine()
+            return cleaned.isVisiblyEmpty ? Self.untitledAlbum : cleaned
+        }
         self.link = link
         self.date = date
         self.hasFeedID = hasFeedID
@@ -54,7 +61,7 @@ package struct FeedDocument: Sendable {
     package var skipped: [FeedIssue]
 
     package init(title: String? = nil, photos: [Photo], skipped: [FeedIssue] = []) {
-        self.title = title
+        self.title = title.map { $0.cleanedLine() }
         self.photos = photos
         self.skipped = skipped
     }

@@ -41,6 +41,9 @@ package struct SiteConfig: Sendable, Equatable {
     /// The remote cache tier shared by every machine that builds the site (`remote_cache:`): an
     /// http(s) URL or `s3://bucket/prefix`; nil: none. Its credentials come from the environment.
     package var remoteCache: String?
+    /// Whether a folder feed follows symbolic links that lead outside the site folder and the
+    /// feed folder (`follow_symlinks:`); off, such a link is reported and not read.
+    package var followsSymlinks = false
 
     package init(
         title: String,

@@ -49,6 +49,7 @@ extension ManifestPhoto {
         placeholder = try json.optionalObject(CodingKeys.placeholder.stringValue).map(Placeholder.init(json:))
         hasTransparency = try json.optionalBool(CodingKeys.hasTransparency.stringValue)
         camera = try json.optionalObject(CodingKeys.camera.stringValue).map(CameraDetails.init(json:))
+        mac = try json.optionalString(CodingKeys.mac.stringValue)
     }
 }
 
@@ -112,5 +113,12 @@ extension ProcessedImage {
     /// A rendition record (`CACHE/v1/renditions/<key>.json`).
     package static func decode(_ data: Data) throws -> ProcessedImage {
         try ProcessedImage(json: JSONFields.parse(data))
+    }
+
+    /// A rendition record with the stamps of its files as the cache wrote them (`stamps`, nil in
+    /// a record written before they were kept).
+    package static func decodeRecord(_ data: Data) throws -> (image: ProcessedImage, stamps: String?) {
+        let json = try JSONFields.parse(data)
+        return (try ProcessedImage(json: json), try json.optionalString("stamps"))
     }
 }

@@ -1,10 +1,13 @@
 /// A strict JSON parser (RFC 8259) whose errors give the line and column of the bad byte.
 /// Foundation's only gives a character offset, and a feed is the input users most often get wrong.
 package struct JSONParser {
-    package struct Failure: Error, Equatable {
+    package struct Failure: Error, Equatable, CustomStringConvertible {
         package var line: Int
         package var column: Int
         package var message: String
+
+        /// `line L, column C: message`, for a sentence that names the document.
+        package var description: String { "line \(line), column \(column): \(message)" }
     }
 
     private let bytes: [UInt8]

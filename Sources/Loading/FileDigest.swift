@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GalleryCore
 
 /// Lower-case hex of a SHA-256 digest.
 package func hexString<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
@@ -31,8 +32,9 @@ package func sha256Hex(of data: Data) -> String {
 
 /// Streams a file through SHA-256 without holding it in memory.
 package enum FileDigest {
+    /// Only a plain file is read (opened non-blocking first, so a pipe cannot hang the build).
     package static func sha256(of file: URL) throws -> (hex: String, byteCount: Int64) {
-        let handle = try FileHandle(forReadingFrom: file)
+        let handle = FileHandle(fileDescriptor: try PlainFile.open(file), closeOnDealloc: true)
         defer { try? handle.close() }
         var hasher = SHA256()
         var count: Int64 = 0

@@ -7,10 +7,15 @@ struct LocalFileSource: Sendable {
 
     func original(for source: CanonicalURL) throws -> Original {
         let file = source.url
-        guard let size = FileStatus(file)?.size else {
+        guard let status = FileStatus(file) else {
             throw LoadingError(
                 .unreadableFile, url: file.path, "cannot read the file: it does not exist or is not readable")
         }
+        guard status.isRegularFile else {
+            throw LoadingError(
+                .unreadableFile, url: file.path, "not a plain file (a folder, pipe, socket or device); not read")
+        }
+        let size = status.size
         guard size <= maxImageBytes else {
             throw LoadingError(
                 .tooLarge,

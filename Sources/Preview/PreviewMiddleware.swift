@@ -42,7 +42,7 @@ struct PreviewMiddleware: RouterMiddleware {
         }
         var response: Response
         do {
-            response = try await next(request, context)
+            response = try await respond(request, context: context, next: next)
         } catch let error as any HTTPResponseError where [.notFound, .badRequest].contains(error.status) {
             return notFound(path: request.uri.path, isHead: request.method == .head)
         } catch {
@@ -61,6 +61,31 @@ struct PreviewMiddleware: RouterMiddleware {
         if request.method == .head { return Response(status: .ok, headers: response.headers) }
         return Response(
             status: .ok, headers: response.headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The file's answer, with `Range` read by the rules of ``ByteRange``: `FileMiddleware` is
+    /// asked without the header first (its answer carries the file's size, its body is not read
+    /// unless it is sent), then again with the range clipped to the file.
+    private func respond(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let header = request.headers[.range] else { return try await next(request, context) }
+        func asking(for range: String?) -> Request {
+            var head = request.head
+            head.headerFields[.range] = range
+            return Request(head: head, body: request.body)
+        }
+        let response = try await next(asking(for: nil), context)
+        guard let range = ByteRange(header: header), response.status == .ok,
+            let size = response.headers[.contentLength].flatMap({ Int($0) })
+        else { return response }
+        guard let bytes = range.bytes(ofFileOfSize: size) else {
+            var headers = HTTPFields()
+            headers[.contentRange] = "bytes */\(size)"
+            headers[.contentLength] = "0"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+        return try await next(asking(for: "bytes=\(bytes.lowerBound)-\(bytes.upperBound)"), context)
     }
 
     private func notFound(path: String, isHead: Bool) -> Response {

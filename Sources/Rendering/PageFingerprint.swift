@@ -16,6 +16,17 @@ package struct PageFingerprint: Hashable, Sendable, CustomStringConvertible {
         self.words = words
     }
 
+    /// The fingerprint written as `text` (64 lower-case hex digits, as a SHA-256 in hex is).
+    package init?(hexText text: String) {
+        var utf8 = Array(text.utf8)
+        guard
+            let value = utf8.withUnsafeMutableBufferPointer({ buffer in
+                PageFingerprint(hex: UnsafeBufferPointer(buffer)[...])
+            })
+        else { return nil }
+        self = value
+    }
+
     /// The 64 lower-case hex digits of `description`; nil for anything else.
     package init?(hex: Slice<UnsafeBufferPointer<UInt8>>) {
         guard hex.count == 64 else { return nil }

@@ -76,15 +76,31 @@ struct PagePlan: Sendable {
             let title = name.allSatisfy(\.isNumber) ? "Album \(name)" : name
             let pageCount = max(1, ((members[name]?.count ?? 0) + pageSize - 1) / max(1, pageSize))
             func names(_ slug: String) -> [String] { [slug] + (1..<pageCount).map { "\(slug)-\($0 + 1)" } }
-            var slug = slugify(name)
+            let base = albumSlug(of: name)
+            var slug = base
             var suffix = 2
             while names(slug).contains(where: usedNames.contains) {
-                slug = "\(slugify(name))-\(suffix)"
+                slug = "\(base)-\(suffix)"
                 suffix += 1
             }
             usedNames.formUnion(names(slug))
             return Album(name: name, title: title.escapableInTemplates, slug: slug, items: members[name] ?? [])
         }
+    }
+
+    /// The longest album slug kept whole: a page name (`album-<slug>-<page>.html`) and the
+    /// temporary name it is staged under stay far below the 255 bytes a file name may have.
+    static let albumSlugLength = 64
+
+    /// An album's slug: ``slugify(_:empty:)`` of its name, and when that is longer than
+    /// ``albumSlugLength``, its start (cut at a dash) and 8 hex digits of a hash of the whole
+    /// name, so that two long names that start alike stay apart.
+    static func albumSlug(of name: String) -> String {
+        let slug = slugify(name)
+        guard slug.utf8.count > albumSlugLength else { return slug }
+        var start = slug.prefix(albumSlugLength)
+        if let dash = start.lastIndex(of: "-"), dash > start.startIndex { start = start[..<dash] }
+        return "\(start)-\(PhotoSlugs.hexHash(name))"
     }
 
     /// Lower-case ASCII letters and digits joined by dashes; never empty. Other scripts and

@@ -1,4 +1,5 @@
 import Foundation
+import Loading
 import TestSupport
 import Testing
 
@@ -246,6 +247,64 @@ import Testing
                 let data = try Data(contentsOf: file)
                 try data.prefix(data.count / 2).write(to: file)
             }, warning: "truncated")
+    }
+
+    /// Someone who can write the store but has no key (a store with public write, a leaked
+    /// token, another site in the bucket) forges photo 2's URL record: the hash of photo 1, fresh
+    /// for an hour, in a well-formed envelope. A build with the site's key ignores it (and every
+    /// other unsigned object), warns once, and publishes photo 2; the forged object is replaced.
+    @Test func aForgedObjectIsIgnoredByABuildWithTheKey() async throws {
+        let upstream = try await Upstream(count: 3)
+        upstream.setCacheControl("max-age=3600")
+        let nginx = try NginxStore()
+        let key = [SigningKey.variable: "site-secret-for-tests-0123456789"]
+        let first = try site(upstream, remote: nginx.url)
+        let warm = try await build(first, environment: key)
+        #expect(warm.command.status == 0, "\(warm.command.standardError)")
+        let expected = try first.snapshot().mapValues(\.0)
+        #expect(
+            try nginx.objects("urls").allSatisfy { try Self.envelopeLine(of: $0).split(separator: " ").count == 6 },
+            "every object carries a MAC")
+
+        let photo1 = upstream.server.baseURL + "/photos/1.jpg"
+        let photo2 = upstream.server.baseURL + "/photos/2.jpg"
+        let records = nginx.objects("urls")
+        let record1 = try #require(records.first { $0.lastPathComponent == sha256Hex(of: photo1) })
+        let record2 = try #require(records.first { $0.lastPathComponent == sha256Hex(of: photo2) })
+        let payload1 = try Self.payload(of: record1)
+        let forgedPayload = Data(
+            String(decoding: payload1, as: UTF8.self).replacingOccurrences(of: photo1, with: photo2).utf8)
+        var forged = Data("gallerygen-remote 1 urls \(forgedPayload.count) \(sha256Hex(of: forgedPayload))\n".utf8)
+        forged.append(forgedPayload)
+        try forged.write(to: record2)
+
+        // Without the key, the forged record is taken: photo 2 shows photo 1 (the trust the docs
+        // describe). With it, the record is ignored.
+        let unkeyed = try site(upstream, remote: nginx.url)
+        let fooled = try await build(unkeyed)
+        #expect(fooled.command.status == 0)
+        #expect(try unkeyed.snapshot().mapValues(\.0) != expected, "without a key the store is trusted")
+        try forged.write(to: record2)
+
+        let fresh = try site(upstream, remote: nginx.url)
+        let run = try await build(fresh, environment: key)
+        #expect(run.command.status == 0, "\(run.command.standardError)")
+        #expect(
+            run.warnings.contains { $0.contains("1 object were not signed with this site's key") },
+            "\(run.warnings)")
+        #expect(try fresh.snapshot().mapValues(\.0) == expected, "photo 2 is photo 2")
+        #expect(try Self.envelopeLine(of: record2).split(separator: " ").count == 6, "the forged object was replaced")
+    }
+
+    static func envelopeLine(of file: URL) throws -> String {
+        let data = try Data(contentsOf: file)
+        return String(decoding: data.prefix { $0 != 0x0A }, as: UTF8.self)
+    }
+
+    static func payload(of file: URL) throws -> Data {
+        let data = try Data(contentsOf: file)
+        guard let newline = data.firstIndex(of: 0x0A) else { return Data() }
+        return Data(data[data.index(after: newline)...])
     }
 
     @Test func aShardWithoutARemoteCacheIsRefused() async throws {

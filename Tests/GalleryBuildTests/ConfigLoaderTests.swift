@@ -114,10 +114,35 @@ import Testing
         ("title: T\nfeed: f.json\nmax_image_bytes: 1e300MB\n", "gallery.yml:3:18: `max_image_bytes` must be a size"),
         ("title: T\nfeed: f.json\nmax_image_bytes: 99999999999999999999\n", "gallery.yml:3:18: `max_image_bytes`"),
         ("title: T\nfeed: f.json\npage_size: 99999999999999999999\n", "gallery.yml:3:12: `page_size` must be"),
+        // YAML's null is no title, and neither is one that shows nothing.
+        ("title: ~\nfeed: f.json\n", "gallery.yml:1:8: `title` has no value (YAML reads `~` as null)"),
+        ("title: null\nfeed: f.json\n", "gallery.yml:1:8: `title` has no value"),
+        ("title: \"\u{200B} \u{FEFF}\"\nfeed: f.json\n", "gallery.yml:1:8: `title` is empty (it shows nothing)"),
+        ("title: T\nfeed: ~\n", "gallery.yml:2:7: `feed` has no value"),
+        // A URL written into sitemap.xml and og:url as it is: nothing a URL cannot hold.
+        (
+            "title: T\nfeed: f.json\nbase_url: https://example.com/my gallery/\n",
+            "gallery.yml:3:11: `base_url` has a space, which a URL cannot hold; percent-encode it"
+        ),
+        ("title: T\nfeed: f.json\nbase_url: \"https://example.com/<b>\"\n", "gallery.yml:3:11: `base_url` has the"),
+        ("title: T\nfeed: f.json\nbase_url: https:///path\n", "gallery.yml:3:11: `base_url` must be an http"),
+        // A control character is named by its code and spot, never echoed.
+        ("title: T\u{0}X\nfeed: f.json\n", "gallery.yml:1:9: a control character (U+0000) has no place in gallery.yml"),
+        ("title: T\nfeed: f.json\n\u{1B}[31m: x\n", "gallery.yml:3:1: a control character (U+001B)"),
     ])
     func badValuesPointAtTheirSpot(text: String, expected: String) {
         let error = #expect(throws: ConfigError.self) { try load(text) }
         #expect(error?.description.hasPrefix(expected) == true, "got: \(error?.description ?? "no error")")
+    }
+
+    @Test func noErrorEchoesAControlCharacter() {
+        let error = #expect(throws: ConfigError.self) { try load("title: T\u{0}\u{7}\nfeed: f.json\n") }
+        #expect(error?.description.unicodeScalars.allSatisfy { $0.value >= 0x20 } == true)
+    }
+
+    @Test func followsSymlinksOnlyWhenAsked() throws {
+        #expect(try load("title: T\nfeed: photos\n").followsSymlinks == false)
+        #expect(try load("title: T\nfeed: photos\nfollow_symlinks: true\n").followsSymlinks == true)
     }
 
     @Test func byteSizes() {

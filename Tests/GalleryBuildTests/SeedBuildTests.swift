@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import Loading
 import Synchronization
 import TestSupport
 import Testing
@@ -247,6 +248,75 @@ import Testing
         #expect(result.report.counts.seeded == 1 && result.report.counts.processed == 1)
         #expect(!live.server.requests.contains { $0.path.hasSuffix(".html") }, "not even asked for")
         #expect(try outputs(runner) == expected)
+        try await live.server.shutdown()
+    }
+
+    /// The live site's manifest gives photo 2 photo 1's hash and thumbnails (with photo 2's own
+    /// validators, so the origin answers 304): taken without a key, as the docs say; with the
+    /// site's key the unsigned record is made here instead. A record naming a path outside
+    /// `images/` is dropped and counted without a key; with one, its MAC no longer checks.
+    @Test func aForgedManifestRecordIsNotTakenWithTheKey() async throws {
+        let key = try #require(SigningKey(secret: "site-secret-for-tests"))
+        let upstream = try await Upstream(count: 3)
+        let published = try remoteSite(upstream)
+        _ = try await SiteBuilder(siteDirectory: published.url, options: BuildOptions(signingKey: key)).build()
+        let expected = try outputs(published)
+        let manifestFile = published.folder.file("public/gallery-manifest.json")
+        var manifest = try Manifest.decode(Data(contentsOf: manifestFile))
+        #expect(manifest.photos.allSatisfy { $0.isSigned(by: key) })
+        let victim = manifest.photos[1]
+        manifest.photos[1] = manifest.photos[0]
+        manifest.photos[1].id = victim.id
+        manifest.photos[1].source = victim.source
+        manifest.photos[1].validators = victim.validators
+        manifest.photos[1].mac = victim.mac
+        manifest.photos[2].renditions[0].path = "images/../../outside.webp"
+        try manifest.encoded().write(to: manifestFile)
+        let live = try await PublishedSite(published.folder.file("public"))
+
+        let trusting = try remoteSite(upstream)
+        let fooled = try await SiteBuilder(
+            siteDirectory: trusting.url, options: BuildOptions(seed: live.url, signingKey: nil)
+        ).build()
+        #expect(fooled.report.counts.seeded >= 1)
+        #expect(try outputs(trusting) != expected, "without a key the live site is trusted")
+        #expect(fooled.report.warnings.contains { $0.contains("1 manifest records were not well-formed") })
+
+        let runner = try remoteSite(upstream)
+        let result = try await SiteBuilder(
+            siteDirectory: runner.url, options: BuildOptions(seed: live.url, signingKey: key)
+        ).build()
+        #expect(
+            result.report.warnings.contains { $0.contains("2 manifest records were not signed with this site's key") },
+            "\(result.report.warnings)")
+        #expect(result.report.counts.seeded == 1 && result.report.counts.processed == 2, "\(result.report.counts)")
+        #expect(try outputs(runner) == expected)
+        try await live.server.shutdown()
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aManifestTooLargeIsRefusedWhileItArrives() async throws {
+        let (site, live) = try await publishedLocally(count: 1)
+        // Announced larger than the limit: refused by its head, before its body is read.
+        live.replace(
+            "gallery-manifest.json",
+            with: TestHTTPServer.Response(body: Array(repeating: 0x20, count: SiteSeed.maxManifestBytes + 4096)))
+        let runner = try FixtureSite(count: 1)
+        let result = try await build(runner, seed: live.url)
+        let warning = try #require(result.report.warnings.first { $0.contains("gallery-manifest.json") })
+        #expect(warning.contains("is larger than") && !warning.contains("NIO"), "\(warning)")
+        #expect(result.report.counts.processed == 1)
+        _ = site
+        try await live.server.shutdown()
+    }
+
+    @Test func aManifestThatIsNotJSONIsNamedInWords() async throws {
+        let (_, live) = try await publishedLocally(count: 1)
+        live.replace("gallery-manifest.json", with: TestHTTPServer.Response(body: Array("{\"files\": [".utf8)))
+        let runner = try FixtureSite(count: 1)
+        let result = try await build(runner, seed: live.url)
+        let warning = try #require(result.report.warnings.first { $0.contains("gallery-manifest.json") })
+        #expect(warning.contains("line 1, column") && !warning.contains("Failure("), "\(warning)")
         try await live.server.shutdown()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import GalleryCore
@@ -26,5 +27,27 @@ import Testing
         }
         #expect(FileStatus(folder)?.isRegularFile == false)
         #expect(FileStatus(folder.appendingPathComponent("missing")) == nil)
+    }
+}
+
+@Suite struct PlainFileTests {
+    @Test(.timeLimit(.minutes(1))) func aPipeIsRefusedWithoutBlocking() throws {
+        let folder = try TemporaryDirectory("plain")
+        let pipe = folder.file("feed.json")
+        #expect(mkfifo(pipe.path, 0o644) == 0)
+        let failure = #expect(throws: PlainFile.Failure.self) { try PlainFile.read(pipe) }
+        #expect(failure?.kind == .notPlain)
+        let missing = #expect(throws: PlainFile.Failure.self) { try PlainFile.read(folder.file("none")) }
+        #expect(missing?.kind == .missing)
+        let folderFailure = #expect(throws: PlainFile.Failure.self) { try PlainFile.read(folder.url) }
+        #expect(folderFailure?.kind == .notPlain)
+    }
+
+    @Test func aFileOverItsLimitIsRefused() throws {
+        let folder = try TemporaryDirectory("plain")
+        let file = try folder.write(String(repeating: "x", count: 100), to: "a.txt")
+        #expect(try PlainFile.read(file, limit: 100).count == 100)
+        let failure = #expect(throws: PlainFile.Failure.self) { try PlainFile.read(file, limit: 99) }
+        #expect(failure?.kind == .tooLarge(limit: 99))
     }
 }

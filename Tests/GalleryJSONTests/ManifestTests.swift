@@ -63,6 +63,7 @@ import Testing
         full.camera = CameraDetails(
             camera: "Canon EOS R5", lens: "RF 24-70mm", focalLength: "35 mm", aperture: "ƒ/2.8", exposure: "1/250 s",
             iso: "ISO 400", taken: "2024-05-01 14:32")
+        full.mac = String(repeating: "ab", count: 32)
         var transparent = full
         transparent.hasTransparency = true
         transparent.validators = Validators(etag: nil, lastModified: "x")

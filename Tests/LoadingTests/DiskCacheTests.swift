@@ -49,9 +49,9 @@ import Testing
         #expect(try DiskCache.IndexFile.decode(try encoded([])).records.isEmpty)
     }
 
-    /// An index that could not be written (a full disk, here a folder in its place) is written by
-    /// the next persist, though no record changed in between: a failed write is not taken for one
-    /// that happened (the build's end and `serve`'s shutdown persist again).
+    /// An index that could not be written (a full disk, here a file where the cache's folder
+    /// was) is written by the next persist, though no record changed in between: a failed write
+    /// is not taken for one that happened (the build's end and `serve`'s shutdown persist again).
     @Test func anIndexNotWrittenIsWrittenNextTime() throws {
         let folder = try TemporaryDirectory("index-retry")
         let cache = try DiskCache(directory: folder.file("cache"))
@@ -63,10 +63,12 @@ import Testing
                 contentType: "image/jpeg", sha256: String(repeating: "0f", count: 32), size: 1, blobModified: 0,
                 responseTime: 0, fetchedAt: 0, validatedAt: 0, lastUsed: 0))
         let index = cache.root.appendingPathComponent("index.json")
-        try FileManager.default.createDirectory(
-            at: index.appendingPathComponent("in-the-way"), withIntermediateDirectories: true)
+        let moved = folder.file("v1-moved")
+        try FileManager.default.moveItem(at: cache.root, to: moved)
+        try Data("in the way".utf8).write(to: cache.root)
         #expect(throws: LoadingError.self) { try cache.persist() }
-        try FileManager.default.removeItem(at: index)
+        try FileManager.default.removeItem(at: cache.root)
+        try FileManager.default.moveItem(at: moved, to: cache.root)
         try cache.persist()
         let written = try DiskCache.IndexFile.decode(Data(contentsOf: index))
         #expect(written.records.map(\.url) == ["https://example.com/a.jpg"])

@@ -89,6 +89,33 @@ import Testing
         }
     }
 
+    /// RFC 9110's rules for `Range` on a 6-byte file: one range served (clipped), one past the
+    /// end answered 416 with the size, a header that is not a byte range ignored (the whole file).
+    @Test(
+        arguments: [
+            ("bytes=0-1", 206, "bo", "bytes 0-1/6"),
+            ("bytes=2-", 206, "dy{}", "bytes 2-5/6"),
+            ("bytes=-2", 206, "{}", "bytes 4-5/6"),
+            ("bytes=4-100", 206, "{}", "bytes 4-5/6"),
+            ("bytes=6-", 416, "", "bytes */6"),
+            ("bytes=100-200", 416, "", "bytes */6"),
+            ("bytes=-0", 416, "", "bytes */6"),
+            ("bytes=abc", 200, "body{}", nil),
+            ("bytes=5-2", 200, "body{}", nil),
+            ("lines=1-2", 200, "body{}", nil),
+            ("bytes=0-1,3-4", 200, "body{}", nil),
+            ("bytes=99999999999999999999-", 200, "body{}", nil),
+        ] as [(String, Int, String, String?)])
+    func rangesFollowRFC9110(range: String, status: Int, body: String, contentRange: String?) async throws {
+        try await withApp { client in
+            try await client.execute(uri: "/assets/style.css", method: .get, headers: [.range: range]) { response in
+                #expect(Int(response.status.code) == status, "\(range)")
+                #expect(String(buffer: response.body) == body, "\(range)")
+                #expect(response.headers[.contentRange] == contentRange, "\(range)")
+            }
+        }
+    }
+
     @Test(arguments: [
         "/nothing.html", "/../gallery.yml", "/%2e%2e/gallery.yml", "/images/%2E%2E/%2E%2E/gallery.yml",
         "/images/..%2f..%2fgallery.yml", "//etc/passwd", "/etc/passwd", "/escape.yml", "/assets/..\\..\\gallery.yml",

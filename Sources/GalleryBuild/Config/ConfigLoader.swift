@@ -7,23 +7,53 @@ import Yams
 package struct ConfigLoader: Sendable {
     package static let fileName = "gallery.yml"
 
+    /// The largest gallery.yml read: a site's settings fit in a few kilobytes.
+    static let maxBytes: Int64 = 1 << 20
+
     package init() {}
 
     /// Reads `gallery.yml` in `siteDirectory`.
     package func config(inSite siteDirectory: URL) throws(ConfigError) -> SiteConfig {
         let file = siteDirectory.appendingPathComponent(Self.fileName)
-        guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw ConfigError(
-                .unreadable,
-                file: Self.fileName,
-                location: nil,
-                "no \(Self.fileName) in \(siteDirectory.path); create one with at least `title:` and `feed:`"
-            )
+        let data: Data
+        do {
+            data = try PlainFile.read(file, limit: Self.maxBytes)
+        } catch {
+            let message =
+                error.kind == .missing
+                ? "no \(Self.fileName) in \(siteDirectory.path); create one with at least `title:` and `feed:`"
+                : "\(file.path) \(error.description)"
+            throw ConfigError(.unreadable, file: Self.fileName, location: nil, message)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(.unreadable, file: Self.fileName, location: nil, "not UTF-8 text")
         }
         return try config(from: text, name: Self.fileName)
+    }
+
+    /// A control character (a NUL, an escape) has no place in gallery.yml, and YAML's own message
+    /// would print it raw: named here by its code and spot.
+    static func checkCharacters(of text: String, name: String) throws(ConfigError) {
+        var line = 1
+        var column = 1
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" {
+                line += 1
+                column = 1
+                continue
+            }
+            let value = scalar.value
+            if (value < 0x20 && scalar != "\t" && scalar != "\r") || value == 0x7F
+                || scalar.properties.isNoncharacterCodePoint
+            {
+                let code = String(value, radix: 16, uppercase: true)
+                throw ConfigError(
+                    .syntax, file: name, location: SourceLocation(file: name, line: line, column: column),
+                    "a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)) "
+                        + "has no place in \(name); remove it (is the file text?)")
+            }
+            column += 1
+        }
     }
 
     /// A size as gallery.yml writes it (`500MB`, `2GiB`, `1048576`), in bytes.
@@ -33,6 +63,7 @@ package struct ConfigLoader: Sendable {
 
     /// Parses the text of a config file; `name` is used in messages.
     package func config(from text: String, name: String) throws(ConfigError) -> SiteConfig {
+        try Self.checkCharacters(of: text, name: name)
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {

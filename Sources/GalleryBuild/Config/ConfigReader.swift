@@ -7,7 +7,7 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "grid", "host_files", "seed", "remote_cache",
+        "exif", "grid", "host_files", "seed", "remote_cache", "follow_symlinks",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = ["items", "image", "title", "album", "id", "link", "date"]
@@ -68,6 +68,9 @@ struct ConfigReader {
             try top["exif"].map { node throws(ConfigError) in try bool(node, key: "exif") } ?? false
         config.hostFiles =
             try top["host_files"].map { node throws(ConfigError) in try bool(node, key: "host_files") } ?? true
+        config.followsSymlinks =
+            try top["follow_symlinks"].map { node throws(ConfigError) in try bool(node, key: "follow_symlinks") }
+            ?? false
         config.seed = try top["seed"].map { node throws(ConfigError) in try webURL(node, key: "seed") }
         config.remoteCache = try top["remote_cache"].map { node throws(ConfigError) in
             let value = try string(node, key: "remote_cache")
@@ -81,7 +84,10 @@ struct ConfigReader {
             }
             config.grid = grid
         }
-        if config.title.trimmingWhitespace().isEmpty { throw error(at: titleNode, "`title` is empty") }
+        if config.title.cleanedLine().isVisiblyEmpty {
+            throw error(at: titleNode, "`title` is empty (it shows nothing); give the gallery a name")
+        }
+        config.title = config.title.cleanedLine().trimmingWhitespace()
         return config
     }
 
@@ -186,6 +192,11 @@ struct ConfigReader {
 
     private func string(_ node: Node, key: String) throws(ConfigError) -> String {
         guard let scalar = node.scalar else { throw error(at: node, "`\(key)` must be text") }
+        // `key: ~`, `key: null` and `key:` are YAML's null, not the text "~" or "null".
+        if scalar.style == .plain, node.null != nil {
+            throw error(
+                at: node, "`\(key)` has no value (YAML reads `\(scalar.string)` as null); write one, or remove the key")
+        }
         return scalar.string
     }
 
@@ -213,10 +224,25 @@ struct ConfigReader {
 
     private func webURL(_ node: Node, key: String) throws(ConfigError) -> String {
         let value = try string(node, key: key)
-        guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+        // URL(string:) takes a space, which would then be written raw into sitemap.xml and og:url.
+        if let bad = value.unicodeScalars.first(where: { !Self.isURLCharacter($0) }) {
+            let shown = bad == " " ? "a space" : "the character U+\(String(bad.value, radix: 16, uppercase: true))"
+            throw error(
+                at: node, "`\(key)` has \(shown), which a URL cannot hold; percent-encode it (a space is %20)")
+        }
+        guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+            url.host?.isEmpty == false
+        else {
             throw error(at: node, "`\(key)` must be an http or https URL")
         }
         return value
+    }
+
+    /// What RFC 3986 lets a URL hold as written: ASCII letters, digits, the unreserved and
+    /// reserved marks, and `%` of an escape.
+    static func isURLCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII, scalar.value > 0x20, scalar.value < 0x7F else { return false }
+        return !"\"<>\\^`{|}".unicodeScalars.contains(scalar)
     }
 
     /// `2GB`, `500 MB`, `1.5GiB`, `1048576`: decimal units (KB, MB, GB, TB) and binary ones

@@ -52,6 +52,28 @@ package struct SiteLayout: Sendable {
             self.feed = isDirectory.boolValue || config.feed.format == .folder ? .folder(file) : .file(file)
         }
 
+        // A build reads the feed folder and writes the output: one inside the other would read
+        // the last build's thumbnails as photos. The cache inside the output would be published,
+        // and swept as a file of no build.
+        if case .folder(let folder) = feed, Self.isInside(outputDirectory, folder) {
+            throw ConfigError(
+                file: ConfigLoader.fileName, location: nil,
+                "the output folder \(outputDirectory.path) is inside the feed folder \(folder.path); "
+                    + "set `output:` to a folder outside it")
+        }
+        if Self.isInside(cacheDirectory, outputDirectory) {
+            throw ConfigError(
+                file: ConfigLoader.fileName, location: nil,
+                "the cache folder \(cacheDirectory.path) is inside the output folder \(outputDirectory.path), "
+                    + "which is published; set `cache:` to a folder outside it")
+        }
+        if Self.isInside(outputDirectory, cacheDirectory) {
+            throw ConfigError(
+                file: ConfigLoader.fileName, location: nil,
+                "the output folder \(outputDirectory.path) is inside the cache folder \(cacheDirectory.path); "
+                    + "set `output:` or `cache:` so that neither holds the other")
+        }
+
         if let description = config.description {
             let file = resolve(description, against: site)
             guard FileManager.default.fileExists(atPath: file.path) else {
@@ -67,5 +89,42 @@ package struct SiteLayout: Sendable {
             throw ConfigError(
                 file: ConfigLoader.fileName, location: nil, "the templates folder \(theme.path) does not exist")
         }
+    }
+
+    /// A message as the published site may carry it (a failed photo's page and manifest record):
+    /// the build machine's folders (the site, the cache, the output) named relative to the site
+    /// or by their role, never by an absolute path.
+    func publishedMessage(_ message: String) -> String {
+        var text = message
+        let folders = [
+            (siteDirectory, ""), (cacheDirectory, "the cache's "), (outputDirectory, "the output's "),
+        ]
+        for (folder, name) in folders {
+            let path = folder.standardizedFileURL.path
+            let prefix = path.hasSuffix("/") ? path : path + "/"
+            text = text.replacingOccurrences(of: prefix, with: name)
+            text = text.replacingOccurrences(
+                of: path, with: name.isEmpty ? "the site folder" : String(name.dropLast(3)))
+        }
+        return text
+    }
+
+    /// Whether `inner` is `outer` or a folder under it (links resolved).
+    static func isInside(_ inner: URL, _ outer: URL) -> Bool {
+        func resolved(_ url: URL) -> String {
+            // The folder may not exist yet: resolve what does.
+            var existing = url.standardizedFileURL
+            var rest: [String] = []
+            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+                rest.insert(existing.lastPathComponent, at: 0)
+                existing.deleteLastPathComponent()
+            }
+            var path = existing.resolvingSymlinksInPath().path
+            for component in rest { path += (path.hasSuffix("/") ? "" : "/") + component }
+            return path
+        }
+        let innerPath = resolved(inner)
+        let outerPath = resolved(outer)
+        return innerPath == outerPath || innerPath.hasPrefix(outerPath.hasSuffix("/") ? outerPath : outerPath + "/")
     }
 }

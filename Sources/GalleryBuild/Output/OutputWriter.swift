@@ -1,6 +1,8 @@
 import Foundation
 import GalleryCore
 import GalleryJSON
+import Loading
+import Rendering
 
 #if canImport(Glibc)
     import Glibc
@@ -12,9 +14,9 @@ import GalleryJSON
 struct OutputFile: Sendable {
     enum Content: Sendable {
         case bytes([UInt8])
-        /// A copy of a cache file whose name says its content: an existing file of that name and
-        /// size is the same file.
-        case copy(of: URL, size: Int64)
+        /// A copy of a cache file whose name says its content, with its SHA-256 when known: an
+        /// existing file of that name, size and hash is the same file.
+        case copy(of: URL, size: Int64, sha256: String? = nil)
     }
 
     /// Relative to the output folder.
@@ -106,12 +108,33 @@ struct OutputWriter {
         }
 
         /// Copies the content files (thumbnails) that are not in place yet, each atomically.
-        func copy(_ files: [OutputFile]) throws {
+        /// Copies in the content files not already in place. A file of the right name and size
+        /// is in place when `recorded` (the stamps of the last build's files, ``RenderedPages``)
+        /// gives its hash for it, or when its bytes hash to it: a thumbnail damaged in place at
+        /// its size is copied again. Returns the files checked by their bytes or copied, and the
+        /// ones found in place by their stamps, for the next build's record.
+        @discardableResult
+        func copy(_ files: [OutputFile], recorded: (String) -> PageFingerprint? = { _ in nil }) throws
+            -> (checked: [UnchangedPage], kept: [UnchangedPage])
+        {
             let fileManager = FileManager.default
+            var checked: [UnchangedPage] = []
+            var kept: [UnchangedPage] = []
             for file in files {
-                guard case .copy(let source, let size) = file.content else { continue }
+                guard case .copy(let source, let size, let sha256) = file.content else { continue }
                 let target = writer.directory.appendingPathComponent(file.path)
-                if FileStatus(target)?.size == size { continue }
+                let fingerprint = sha256.flatMap(PageFingerprint.init(hexText:))
+                if let fingerprint, recorded(file.path) == fingerprint {
+                    kept.append(UnchangedPage(path: file.path, fingerprint: fingerprint))
+                    continue
+                }
+                if let status = FileStatus(target), status.isRegularFile, status.size == size {
+                    guard let sha256, let fingerprint else { continue }
+                    if (try? FileDigest.sha256(of: target).hex) == sha256 {
+                        checked.append(UnchangedPage(path: file.path, fingerprint: fingerprint))
+                        continue
+                    }
+                }
                 try writer.beforeWriting?(file.path)
                 let existed = fileManager.fileExists(atPath: target.path)
                 try fileManager.createDirectory(
@@ -125,9 +148,11 @@ struct OutputWriter {
                     throw error
                 }
                 if !existed { created.append(target) }
+                if let fingerprint { checked.append(UnchangedPage(path: file.path, fingerprint: fingerprint)) }
                 result.bytesWritten += size
                 result.written += 1
             }
+            return (checked, kept)
         }
 
         /// Stages pages: each one whose bytes differ from the file in place is written to a

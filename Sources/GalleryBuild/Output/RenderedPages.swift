@@ -8,6 +8,10 @@ import Rendering
 /// status is the page this build would write, so it is not rendered again: a rebuild of 100,000
 /// unchanged photo pages stats them instead of rendering them.
 ///
+/// The thumbnails copied into the output are kept the same way, each with its SHA-256 for a
+/// fingerprint: one still as stamped is in place, and one whose stamp moved is hashed before it
+/// is trusted, so a thumbnail damaged in place at its size is copied again.
+///
 /// Kept in the cache folder as `rendered-pages`: a line naming the output folder it describes and
 /// the fingerprint of everything its pages were made from (the sources: when they are this
 /// build's too, a page still in place is not even built to be compared), then a line per page,

@@ -24,10 +24,14 @@ extension BuildSession {
         do {
             switch layout.feed {
             case .folder(let folder):
-                return (try reader.document(fromFolder: folder), nil, nil)
+                let roots = config.followsSymlinks ? nil : [layout.siteDirectory, folder]
+                return (try reader.document(fromFolder: folder, allowedRoots: roots), nil, nil)
             case .file(let file):
-                guard let data = FileManager.default.contents(atPath: file.path) else {
-                    throw BuildError(.feed, "\(relativeName(of: file)): cannot read the feed")
+                let data: Data
+                do {
+                    data = try PlainFile.read(file)
+                } catch {
+                    throw BuildError(.feed, "\(relativeName(of: file)): cannot read the feed: it \(error)")
                 }
                 return (
                     try reader.document(from: data, location: file, name: relativeName(of: file)), sha256Hex(of: data),

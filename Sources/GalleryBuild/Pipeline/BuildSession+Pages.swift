@@ -38,15 +38,27 @@ extension BuildSession {
     {
         var intro = ""
         if let file = layout.introFile {
-            guard let text = try? String(contentsOf: file, encoding: .utf8) else {
-                throw BuildError(.intro, "\(relativeName(of: file)): cannot read the intro (is it UTF-8 text?)")
+            let data: Data
+            do {
+                data = try PlainFile.read(file, limit: MarkdownRenderer.maxInputBytes)
+            } catch {
+                if case .tooLarge = error.kind {
+                    throw BuildError(
+                        .intro,
+                        "\(relativeName(of: file)): the intro \(error); an intro is a few paragraphs "
+                            + "(at most \(MarkdownRenderer.maxInputBytes / 1024) KB): shorten it")
+                }
+                throw BuildError(.intro, "\(relativeName(of: file)): cannot read the intro: it \(error)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw BuildError(.intro, "\(relativeName(of: file)): cannot read the intro: it is not UTF-8 text")
             }
             intro = MarkdownRenderer(allowsRawHTML: config.allowRawHTML).html(from: text)
         }
         let items = feed.photos.map { photo in
             let outcome = outcomes[photo.index]
             return GalleryItem(
-                photo: photo, image: outcome?.image, failure: outcome?.failureMessage,
+                photo: photo, image: outcome?.image, failure: outcome?.failureMessage.map(layout.publishedMessage),
                 sourceName: displayName(of: photo.source))
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
@@ -102,10 +114,12 @@ extension BuildSession {
 
     /// The thumbnails and the manifest, then everything staged renamed into place. The manifest's
     /// records are made as it is written, a part at a time, never all held at once.
+    /// `record` is the last build's ``RenderedPages``: a thumbnail it stamped and that is still
+    /// as stamped is not read. Returns what was written, and the thumbnails to record.
     func write(
         pagePaths: [String], outcomes: [Int: PhotoOutcome], photos: [Photo], into staging: OutputWriter.Staging,
-        previous: [String]?
-    ) throws(BuildError) -> OutputWriter.Result {
+        previous: [String]?, record: RenderedPages
+    ) throws(BuildError) -> (OutputWriter.Result, thumbnails: (checked: [UnchangedPage], kept: [UnchangedPage])) {
         var files: [OutputFile] = []
         var seen: Set<String> = []
         for photo in photos {
@@ -113,14 +127,16 @@ extension BuildSession {
                 files.append(
                     OutputFile(
                         path: rendition.path,
-                        content: .copy(of: renditions.file(of: rendition), size: rendition.byteCount)
+                        content: .copy(
+                            of: renditions.file(of: rendition), size: rendition.byteCount, sha256: rendition.sha256)
                     )
                 )
             }
         }
         let manifestFiles = (pagePaths + files.map(\.path)).sorted()
         let showsCamera = config.showsCameraDetails
-        let record: @Sendable (Photo) -> ManifestPhoto = { [self] photo in
+        let signingKey = signingKey
+        let manifestRecord: @Sendable (Photo) -> ManifestPhoto = { [self] photo in
             let outcome = outcomes[photo.index]
             let image = outcome?.image
             var record = ManifestPhoto(
@@ -129,7 +145,7 @@ extension BuildSession {
                 sha256: outcome?.original?.sha256,
                 validators: outcome?.original.map(\.validators).flatMap { $0.isEmpty ? nil : $0 },
                 renditions: image?.renditions ?? [],
-                error: outcome?.failureMessage
+                error: outcome?.failureMessage.map(layout.publishedMessage)
             )
             if let image {
                 record.width = image.width
@@ -138,13 +154,14 @@ extension BuildSession {
                 record.hasTransparency = image.hasTransparency
                 if showsCamera { record.camera = image.camera }
             }
-            return record
+            return signingKey.map { record.signed(with: $0) } ?? record
         }
         do {
-            try staging.copy(files)
-            return try staging.finish(files: manifestFiles, previous: previous) { sink in
-                try Manifest.encode(files: manifestFiles, photos: photos, record: record, into: sink)
+            let thumbnails = try staging.copy(files, recorded: record.recorded)
+            let result = try staging.finish(files: manifestFiles, previous: previous) { sink in
+                try Manifest.encode(files: manifestFiles, photos: photos, record: manifestRecord, into: sink)
             }
+            return (result, thumbnails)
         } catch {
             staging.abandon()
             throw outputError(error as NSError)

@@ -25,6 +25,9 @@ struct BuildSession: Sendable {
     let remote: RemoteCache?
     /// Why the configured remote cache is not used.
     let remoteWarning: String?
+    /// The site's secret (`GALLERYGEN_REMOTE_CACHE_KEY`): the manifest's records are signed with
+    /// it, and a seeded build takes only records it signed.
+    let signingKey: SigningKey?
 
     /// `--remote-cache` or `remote_cache:`, unless --offline (which asks nobody).
     static func remoteLocation(options: BuildOptions, config: SiteConfig) -> String? {
@@ -61,7 +64,8 @@ struct BuildSession: Sendable {
                 maxImageBytes: config.maxImageBytes,
                 refresh: options.refresh,
                 offline: options.offline,
-                remoteCache: Self.remoteLocation(options: options, config: config)
+                remoteCache: Self.remoteLocation(options: options, config: config),
+                signingKey: options.signingKey
             )
         )
         self.remote = environment.remote
@@ -70,8 +74,10 @@ struct BuildSession: Sendable {
         self.http = environment.http
         self.loader = environment.loader
         let perHost = options.perHost ?? config.perHost
+        let signingKey = options.signingKey
+        self.signingKey = signingKey
         self.seed = (options.offline ? nil : options.seed ?? config.seed).flatMap(URL.init(string:)).map {
-            SiteSeed(base: $0, client: resources.client, concurrency: perHost)
+            SiteSeed(base: $0, client: resources.client, concurrency: perHost, signingKey: signingKey)
         }
         do {
             let processor = try ImageProcessor(
@@ -233,12 +239,14 @@ struct BuildSession: Sendable {
         let (previous, manifestSeconds) = await previousManifest
         report.seconds["manifest"] = manifestSeconds
         let written = try await timed(.write, into: &report) { () throws(BuildError) in
-            let written = try write(
-                pagePaths: site.paths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous)
+            let (written, thumbnails) = try write(
+                pagePaths: site.paths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous,
+                record: site.record)
             // Only ever saves work: a build that cannot record its pages renders them next time.
             if let sources = site.sources {
                 try? site.record.save(
-                    rendered: site.rendered, kept: site.kept, sources: sources, to: renderedPagesFile)
+                    rendered: site.rendered + thumbnails.checked, kept: site.kept + thumbnails.kept, sources: sources,
+                    to: renderedPagesFile)
             }
             return written
         }

@@ -12,23 +12,24 @@ extension RenditionStore {
     /// cache; nil when the tier does not have it or it is unusable (the build then makes it and
     /// writes it back, replacing a damaged one).
     func sharedOutcome(of original: Original, key: String) async -> Outcome? {
-        guard let remote, let payload = await remote.read(.set, key) else { return nil }
-        do {
-            let files = try Self.unpack(
-                payload, stems: stems(of: original.sha256), widths: recipe.widths)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            for (rendition, data) in zip(files.image.renditions, files.contents) {
-                try AtomicFile.write(data, to: file(of: rendition))
+        guard let remote else { return nil }
+        return await remote.read(.set, key) { payload -> Outcome? in
+            do {
+                let files = try Self.unpack(payload, stems: stems(of: original.sha256), widths: recipe.widths)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                for (rendition, data) in zip(files.image.renditions, files.contents) {
+                    try AtomicFile.write(data, to: file(of: rendition))
+                }
+                try writeRecord(files.image, key: key)
+                remember(files.image, key: key)
+                return Outcome(image: files.image, original: original, wasProcessed: false)
+            } catch let rejection as ThumbnailSetCheck.Rejection {
+                remote.reject(.set, key, because: "held a thumbnail set that \(rejection.kind); replaced")
+                return nil
+            } catch {
+                // The local cache could not take it: the build makes the set as if the tier had none.
+                return nil
             }
-            try writeRecord(files.image, key: key)
-            remember(files.image, key: key)
-            return Outcome(image: files.image, original: original, wasProcessed: false)
-        } catch let rejection as ThumbnailSetCheck.Rejection {
-            remote.reject(.set, key, because: "held a thumbnail set that \(rejection.kind); replaced")
-            return nil
-        } catch {
-            // The local cache could not take it: the build makes the set as if the tier had none.
-            return nil
         }
     }
 

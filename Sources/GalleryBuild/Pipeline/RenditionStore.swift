@@ -185,25 +185,51 @@ final class RenditionStore: Sendable {
         directory.appendingPathComponent("\(key).json")
     }
 
-    /// The set's record, written after the files it names.
+    /// The set's record, written after the files it names, with their stamps (modification time
+    /// to the nanosecond and inode, as the files are now): a file whose stamp has moved since is
+    /// hashed before it is used again.
     func writeRecord(_ image: ProcessedImage, key: String) throws {
-        try AtomicFile.write(try JSONEncoder().encode(image), to: recordURL(key: key))
+        var data = try JSONEncoder().encode(image)
+        let stamps = image.renditions.map { FileStatus(file(of: $0)).map(Self.stamp) ?? "-" }
+        // The encoder's object ends with its `}`: the stamps join it as one more key.
+        guard data.last == UInt8(ascii: "}") else { return try AtomicFile.write(data, to: recordURL(key: key)) }
+        data.removeLast()
+        data.append(contentsOf: Array(",\"stamps\":\"\(stamps.joined(separator: " "))\"}".utf8))
+        try AtomicFile.write(data, to: recordURL(key: key))
     }
 
-    /// A record whose every file is present with its recorded size; anything less is a miss.
-    /// A record from before renditions were hashed gets its hashes once, from its files.
+    private static func stamp(_ status: FileStatus) -> String {
+        "\(status.modifiedNanoseconds):\(status.inode)"
+    }
+
+    /// A record whose every file is present with its recorded size, and with its recorded stamp
+    /// or else its recorded hash (a file damaged in place at the same size is caught here);
+    /// anything less is a miss, and the set is made again. A record from before renditions were
+    /// hashed gets its hashes once, from its files.
     private func cachedImage(key: String) -> ProcessedImage? {
         guard let data = FileManager.default.contents(atPath: recordURL(key: key).path),
-            var image = try? ProcessedImage.decode(data)
+            let (decoded, recorded) = try? ProcessedImage.decodeRecord(data)
         else { return nil }
+        var image = decoded
+        var stamps: [String] = []
         for rendition in image.renditions {
-            guard FileStatus(file(of: rendition))?.size == rendition.byteCount else { return nil }
+            guard let status = FileStatus(file(of: rendition)), status.isRegularFile,
+                status.size == rendition.byteCount
+            else { return nil }
+            stamps.append(Self.stamp(status))
         }
         if image.renditions.contains(where: { $0.sha256 == nil }) {
             guard let hashed = try? Self.hashed(image, in: directory),
                 (try? writeRecord(hashed, key: key)) != nil
             else { return nil }
             image = hashed
+        } else if recorded != stamps.joined(separator: " ") {
+            let before = recorded?.split(separator: " ").map(String.init) ?? []
+            for (index, rendition) in image.renditions.enumerated()
+            where index >= before.count || before[index] != stamps[index] {
+                guard (try? FileDigest.sha256(of: file(of: rendition)).hex) == rendition.sha256 else { return nil }
+            }
+            try? writeRecord(image, key: key)
         }
         return image
     }

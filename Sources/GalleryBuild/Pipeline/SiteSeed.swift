@@ -14,7 +14,10 @@ import Synchronization
 /// photo's server whether the original is still the same (a conditional request, answered 304)
 /// and takes the thumbnails from the live site instead of downloading and encoding the original.
 ///
-/// Nothing from the seed is used without its hash matching the manifest, and nothing from it is
+/// Nothing from the seed is used without its hash matching the manifest. The manifest itself is
+/// trusted as far as the live site is: whoever can change the live site can say which original
+/// a photo had. With the site's ``SigningKey`` a record counts only when its MAC checks (the
+/// site's own builds signed it), and the rest are made here. Nothing from the seed is
 /// needed: a seed that cannot be read, or a thumbnail that does not match, costs the time of
 /// making it here and a warning. The manifest is read only when a build first needs it: a cache
 /// that holds the photos' originals never asks the seed. A cache filled from the seed holds the
@@ -27,8 +30,10 @@ final class SiteSeed: Sendable {
     private let requests: AsyncSemaphore
     private let index = Mutex<Task<Index?, Never>?>(nil)
     private let tally = Mutex(Tally())
-    /// The largest manifest read (a million photos' records fit in well under this).
-    static let maxManifestBytes = 1 << 30
+    private let signingKey: SigningKey?
+    /// The largest manifest read: about 300,000 photos' records. A larger one is refused by its
+    /// announced size, or as soon as that many bytes have arrived, never buffered whole.
+    static let maxManifestBytes = 256 << 20
     /// The largest thumbnail read.
     static let maxFileBytes = 50_000_000
 
@@ -36,6 +41,16 @@ final class SiteSeed: Sendable {
     struct Index: Sendable {
         var bySource: [String: KnownOriginal] = [:]
         var bySHA256: [String: ProcessedImage] = [:]
+        /// Records left out, by why: not signed with the site's key, or not well-formed (a
+        /// path outside `images/`, a hash or validator that is not one).
+        var dropped: [String: Int] = [:]
+        /// The first record dropped for each reason.
+        var droppedExample: [String: String] = [:]
+
+        mutating func drop(_ record: ManifestPhoto, because reason: String) {
+            dropped[reason, default: 0] += 1
+            if droppedExample[reason] == nil { droppedExample[reason] = record.id }
+        }
     }
 
     private struct Tally {
@@ -45,7 +60,8 @@ final class SiteSeed: Sendable {
         var example: [String: String] = [:]
     }
 
-    init(base: URL, client: HTTPClient, concurrency: Int) {
+    init(base: URL, client: HTTPClient, concurrency: Int, signingKey: SigningKey? = nil) {
+        self.signingKey = signingKey
         self.base = base.absoluteString.hasSuffix("/") ? base : base.appendingPathComponent("")
         self.client = client
         self.requests = AsyncSemaphore(permits: max(1, concurrency))
@@ -87,7 +103,7 @@ final class SiteSeed: Sendable {
         } catch is CancellationError {
             return nil
         } catch {
-            note("could not be fetched", example: "\(error)")
+            note("could not be fetched", example: RemoteTransport.describe(error))
             return nil
         }
         return image
@@ -107,6 +123,12 @@ final class SiteSeed: Sendable {
             var lines: [String] = []
             if let unreadable = tally.unreadable { lines.append(unreadable) }
             for (kind, count) in tally.rejected.sorted(by: { $0.key < $1.key }) {
+                if kind == Self.unsignedReason || kind == Self.malformedReason {
+                    lines.append(
+                        "seed \(base.absoluteString): \(count) \(kind) (e.g. \(tally.example[kind] ?? "")); "
+                            + "those photos are made here")
+                    continue
+                }
                 let what = count == 1 ? "1 thumbnail set" : "\(count) thumbnail sets"
                 lines.append(
                     "seed \(base.absoluteString): \(what) \(kind) (e.g. \(tally.example[kind] ?? "")); made here instead"
@@ -152,10 +174,17 @@ final class SiteSeed: Sendable {
             } catch {
                 throw Rejection("", "\(name) is not a gallerygen manifest (\(error))")
             }
-            return Self.index(of: manifest)
+            let index = Self.index(of: manifest, signingKey: signingKey)
+            tally.withLock { tally in
+                for (reason, count) in index.dropped {
+                    tally.rejected[reason, default: 0] += count
+                    tally.example[reason] = index.droppedExample[reason]
+                }
+            }
+            return index
         } catch {
             if Task.isCancelled { return nil }
-            let reason = (error as? Rejection)?.detail ?? "cannot read \(name): \(error)"
+            let reason = (error as? Rejection)?.detail ?? "cannot read \(name): \(RemoteTransport.describe(error))"
             tally.withLock {
                 $0.unreadable = "seed \(base.absoluteString): \(reason); every photo is loaded and made here"
             }
@@ -165,21 +194,38 @@ final class SiteSeed: Sendable {
 
     /// The usable records: a photo with its original's hash and validators, and whole thumbnail
     /// sets whose placeholder and size are well-formed (they go into pages unchecked otherwise).
-    static func index(of manifest: Manifest) -> Index {
+    static func index(of manifest: Manifest, signingKey: SigningKey? = nil) -> Index {
         var index = Index()
         for photo in manifest.photos where photo.error == nil {
-            guard let sha256 = photo.sha256, isLowercaseHex(sha256, length: 64) else { continue }
-            if let validators = photo.validators, isWellFormed(validators) {
-                index.bySource[photo.source] = KnownOriginal(sha256: sha256, validators: validators)
+            if let signingKey, !photo.isSigned(by: signingKey) {
+                index.drop(photo, because: Self.unsignedReason)
+                continue
             }
-            if index.bySHA256[sha256] == nil, let image = photo.image,
-                ThumbnailSetCheck.isWellFormed(image, pathPrefix: "images/")
-            {
-                index.bySHA256[sha256] = image
+            guard let sha256 = photo.sha256, isLowercaseHex(sha256, length: 64) else {
+                index.drop(photo, because: Self.malformedReason)
+                continue
+            }
+            if let validators = photo.validators {
+                if isWellFormed(validators) {
+                    index.bySource[photo.source] = KnownOriginal(sha256: sha256, validators: validators)
+                } else {
+                    index.drop(photo, because: Self.malformedReason)
+                }
+            }
+            if index.bySHA256[sha256] == nil, let image = photo.image {
+                if ThumbnailSetCheck.isWellFormed(image, pathPrefix: "images/") {
+                    index.bySHA256[sha256] = image
+                } else {
+                    index.drop(photo, because: Self.malformedReason)
+                }
             }
         }
         return index
     }
+
+    static let unsignedReason = "manifest records were not signed with this site's key (\(SigningKey.variable))"
+    static let malformedReason =
+        "manifest records were not well-formed (a path outside images/, or a hash or validator that is not one)"
 
     /// Validators that go into a request as they are: an entity tag as RFC 9110 spells one (never
     /// `*`, which matches anything), a date that parses.
@@ -206,8 +252,16 @@ final class SiteSeed: Sendable {
             guard response.status == .ok else {
                 throw Rejection("could not be fetched", "\(url.absoluteString): HTTP \(response.status.code)")
             }
-            let body = try await response.body.collect(upTo: limit)
-            return Data(body.readableBytesView)
+            let tooLarge = Rejection("could not be fetched", "\(url.absoluteString) is larger than \(limit) bytes")
+            if let announced = response.headers.first(name: "Content-Length").flatMap(Int.init), announced > limit {
+                throw tooLarge
+            }
+            do {
+                let body = try await response.body.collect(upTo: limit)
+                return Data(body.readableBytesView)
+            } catch is NIOTooManyBytesError {
+                throw tooLarge
+            }
         }
     }
 }

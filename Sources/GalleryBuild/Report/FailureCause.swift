@@ -41,6 +41,11 @@ enum FailureCause {
         }
     }
 
+    /// Causes that lie on the building machine (its cache, its disk), whatever the photo's host.
+    static func isLocal(_ cause: String) -> Bool {
+        cause == "cache error" || cause == "cannot write thumbnails" || cause == "libvips failed to start"
+    }
+
     /// The error's own words, without the URL or path its description starts with (the report
     /// names the photo beside it).
     static func message(of error: any Error) -> String {

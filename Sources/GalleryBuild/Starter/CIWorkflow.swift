@@ -58,6 +58,11 @@ package enum CIWorkflow: String, Sendable, CaseIterable {
                       - uses: \(Self.repository)@v\(Self.version)
                         with:
                           site: \(Self.quoted(site))
+                        # With seed: or remote_cache: in gallery.yml, store a long random string
+                        # (openssl rand -hex 32) as this secret: what the builds publish and share is
+                        # signed with it, and a build takes only what it signed.
+                        env:
+                          GALLERYGEN_REMOTE_CACHE_KEY: ${{ secrets.GALLERYGEN_REMOTE_CACHE_KEY }}
                       - uses: actions/upload-pages-artifact@v3
                         with:
                           path: \(published)
@@ -77,7 +82,10 @@ package enum CIWorkflow: String, Sendable, CaseIterable {
             // GitLab Pages publishes the folder `public` at the repository's root.
             return """
                 # Builds the gallery with gallerygen and publishes it with GitLab Pages, on every push to the
-                # default branch (add a pipeline schedule to pick up what changed in the feed).
+                # default branch (add a pipeline schedule to pick up what changed in the feed). With seed: or
+                # remote_cache: in gallery.yml, add GALLERYGEN_REMOTE_CACHE_KEY (a long random string,
+                # openssl rand -hex 32) as a masked CI/CD variable: what the builds publish and share is
+                # signed with it, and a build takes only what it signed.
                 variables:
                   GALLERYGEN_VERSION: "\(Self.version)"
                   GALLERYGEN_URL: "https://github.com/\(Self.repository)/releases/download/v\(Self.version)/gallerygen-\(Self.version)-linux-x86_64.tar.gz"

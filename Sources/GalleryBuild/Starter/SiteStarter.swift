@@ -140,7 +140,7 @@ package struct SiteStarter: Sendable {
         }
         do {
             if isDirectory.boolValue {
-                let document = try reader.document(fromFolder: file)
+                let document = try reader.document(fromFolder: file, allowedRoots: [directory, file])
                 return FeedProbe(setting: setting, format: "folder", summary: Self.summary("a folder", document))
             }
             guard let data = FileManager.default.contents(atPath: file.path) else {

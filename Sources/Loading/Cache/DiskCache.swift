@@ -66,13 +66,21 @@ package final class DiskCache: Sendable {
         temporary = root.appendingPathComponent("tmp")
         renditions = root.appendingPathComponent("renditions")
         indexFile = root.appendingPathComponent("index.json")
-        do {
-            for folder in [blobs, temporary, renditions] {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for folder in [root, blobs, temporary, renditions] {
+            // The cache's own folders: a file in the place of one (left by a tool or a hand) is
+            // removed, not a reason to fail every build.
+            if let status = FileStatus(folder), !status.isDirectory {
+                try? FileManager.default.removeItem(at: folder)
             }
-        } catch {
-            throw LoadingError(
-                .cache, url: directory.path, "cannot create the cache folder", underlying: error as NSError)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw LoadingError(
+                    .cache, url: folder.path,
+                    "cannot create this folder of the cache (is something in its way, or the disk read-only?); "
+                        + "remove it, or set `cache:` in gallery.yml to another folder",
+                    underlying: error as NSError)
+            }
         }
         lock = try CacheLock(file: root.appendingPathComponent("lock"))
         Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)

@@ -8,9 +8,12 @@ extension HTTPLoader {
     func sharedRecord(for url: String) async -> CacheRecord? {
         guard let remote else { return nil }
         let name = Self.sharedName(of: url)
-        guard let payload = await remote.read(.url, name) else { return nil }
-        guard let record = try? JSONDecoder().decode(CacheRecord.self, from: payload), record.url == url,
-            record.status == 200, record.size > 0, isLowercaseHex(record.sha256, length: 64)
+        let decoded: CacheRecord?? = await remote.read(.url, name) { payload in
+            .some(try? JSONDecoder().decode(CacheRecord.self, from: payload))
+        }
+        guard let decoded else { return nil }
+        guard let record = decoded, record.url == url, record.status == 200, record.size > 0,
+            isLowercaseHex(record.sha256, length: 64)
         else {
             remote.reject(.url, name, because: "were not usable URL records; replaced")
             return nil

@@ -14,7 +14,9 @@ import Synchronization
 ///
 /// Every object is wrapped in an envelope whose first line carries the payload's length and
 /// SHA-256; a read that does not match is a miss (and the build replaces the object when it
-/// has made its content). Nothing read from the tier is needed: a store that is down, slow or
+/// has made its content). With a ``SigningKey`` the line also carries an HMAC of the object's
+/// key and hash, and an object whose MAC does not check is ignored in the same way: whoever can
+/// write the store without the key cannot change what a page shows. Nothing read from the tier is needed: a store that is down, slow or
 /// returns garbage costs time and a warning. After a store has failed to answer at all (refused,
 /// silent), or has answered errors ``failureLimit`` times in a row, the build stops asking it.
 /// Writes put whole objects under content-derived keys, so two machines writing one object
@@ -26,6 +28,8 @@ package final class RemoteCache: Sendable {
     }
 
     package let store: any RemoteStore
+    /// The site's secret: objects are signed with it, and only signed objects are taken.
+    let signingKey: SigningKey?
     /// Errors in a row after which the store is left alone for the rest of the build.
     let failureLimit: Int
     private let state = Mutex(State())
@@ -68,18 +72,24 @@ package final class RemoteCache: Sendable {
 
     /// The largest object read (a set of big AVIF and JPEG thumbnails stays far below).
     static let maxObjectBytes = 256 << 20
-
+    /// Bytes of objects held in memory at once, however many requests are in flight: a store
+    /// that answers with objects near ``maxObjectBytes`` makes the build read them one at a time.
+    static let memoryBudget = 512 << 20
+    private let budget: ByteBudget
     /// When to try a request again.
     let retry: RetryPolicy
 
     package init(
-        store: any RemoteStore, concurrency: Int = 16, failureLimit: Int = 8,
-        retry: RetryPolicy = RetryPolicy(attempts: 3, baseDelay: .milliseconds(100), maximumDelay: .seconds(2))
+        store: any RemoteStore, signingKey: SigningKey? = nil, concurrency: Int = 16, failureLimit: Int = 8,
+        retry: RetryPolicy = RetryPolicy(attempts: 3, baseDelay: .milliseconds(100), maximumDelay: .seconds(2)),
+        memoryBudget: Int = RemoteCache.memoryBudget
     ) {
         self.store = store
+        self.signingKey = signingKey
         self.failureLimit = failureLimit
         self.retry = retry
         self.requests = AsyncSemaphore(permits: max(1, concurrency))
+        self.budget = ByteBudget(capacity: memoryBudget)
     }
 
     package var statistics: Statistics { state.withLock { $0.statistics } }
@@ -117,24 +127,33 @@ package final class RemoteCache: Sendable {
         }
     }
 
-    /// The verified payload of an object, or nil (not there, unreadable, or not matching its
-    /// envelope; the last two are counted for the warning).
-    package func read(_ kind: Kind, _ name: String) async -> Data? {
+    /// What `use` makes of the verified payload of an object, or nil (not there, unreadable, or
+    /// not matching its envelope; the last two are counted for the warning). The payload's bytes
+    /// count against the tier's memory budget until `use` returns.
+    package func read<Value>(_ kind: Kind, _ name: String, _ use: (Data) -> Value?) async -> Value? {
         let key = key(kind, name)
         guard isEnabled else { return nil }
-        let data: Data?
+        let object: (data: Data, reserved: Int)?
         do {
-            data = try await attempt { [store] in try await store.get(key, limit: Self.maxObjectBytes) }
+            object = try await attempt { [store, budget] in
+                try await store.get(key, limit: Self.maxObjectBytes, budget: budget)
+            }
         } catch {
             failed(error, key: key)
             return nil
         }
         answered()
-        guard let data else {
+        guard let object else {
             state.withLock { $0.statistics.misses += 1 }
             return nil
         }
-        switch Envelope.open(data, kind: kind.rawValue) {
+        defer { budget.release(object.reserved) }
+        guard let payload = verified(object.data, kind: kind, key: key) else { return nil }
+        return use(payload)
+    }
+
+    private func verified(_ data: Data, kind: Kind, key: String) -> Data? {
+        switch Envelope.open(data, kind: kind.rawValue, key: key, signingKey: signingKey) {
         case .success(let payload):
             state.withLock {
                 switch kind {
@@ -158,7 +177,7 @@ package final class RemoteCache: Sendable {
             return
         }
         do {
-            let sealed = Envelope.seal(payload, kind: kind.rawValue)
+            let sealed = Envelope.seal(payload, kind: kind.rawValue, key: key, signingKey: signingKey)
             try await attempt { [store] in try await store.put(key, sealed) }
         } catch {
             failed(error, key: key)
@@ -262,38 +281,56 @@ package final class RemoteCache: Sendable {
     }
 }
 
-/// The first line of every remote object: `gallerygen-remote 1 <kind> <length> <sha256>\n`,
-/// then the payload.
+/// The first line of every remote object: `gallerygen-remote 1 <kind> <length> <sha256>`, then,
+/// when the site has a signing key, ` <mac>` (the HMAC of the kind, the object's key in the store
+/// and the hash, so that a signed object cannot be moved under another key), `\n`, then the
+/// payload.
 enum Envelope {
     enum Problem: Error, CustomStringConvertible {
         case notOurs
         case truncated
         case damaged
+        case unsigned
 
         var description: String {
             switch self {
             case .notOurs: "were not gallerygen objects of the expected kind; replaced"
             case .truncated: "were truncated or padded; replaced"
             case .damaged: "did not match their recorded hash; replaced"
+            case .unsigned:
+                "were not signed with this site's key (\(SigningKey.variable)); ignored and replaced"
             }
         }
     }
 
-    static func seal(_ payload: Data, kind: String) -> Data {
-        var data = Data("gallerygen-remote 1 \(kind) \(payload.count) \(sha256Hex(of: payload))\n".utf8)
+    private static func macParts(kind: String, key: String, sha256: String) -> [String] {
+        ["gallerygen-remote 1", kind, key, sha256]
+    }
+
+    static func seal(_ payload: Data, kind: String, key: String, signingKey: SigningKey?) -> Data {
+        let sha256 = sha256Hex(of: payload)
+        var line = "gallerygen-remote 1 \(kind) \(payload.count) \(sha256)"
+        if let signingKey { line += " " + signingKey.mac(macParts(kind: kind, key: key, sha256: sha256)) }
+        var data = Data((line + "\n").utf8)
         data.append(payload)
         return data
     }
 
-    static func open(_ data: Data, kind: String) -> Result<Data, Problem> {
+    static func open(_ data: Data, kind: String, key: String, signingKey: SigningKey?) -> Result<Data, Problem> {
         guard let newline = data.prefix(256).firstIndex(of: UInt8(ascii: "\n")) else { return .failure(.notOurs) }
         let fields = String(decoding: data[data.startIndex..<newline], as: UTF8.self).split(separator: " ")
-        guard fields.count == 5, fields[0] == "gallerygen-remote", fields[1] == "1", fields[2] == kind,
-            let length = Int(fields[3]), fields[4].utf8.count == 64
+        guard fields.count == 5 || fields.count == 6, fields[0] == "gallerygen-remote", fields[1] == "1",
+            fields[2] == kind, let length = Int(fields[3]), fields[4].utf8.count == 64
         else { return .failure(.notOurs) }
         let payload = data[data.index(after: newline)...]
         guard payload.count == length else { return .failure(.truncated) }
-        guard sha256Hex(of: payload) == fields[4] else { return .failure(.damaged) }
+        let sha256 = sha256Hex(of: payload)
+        guard sha256 == fields[4] else { return .failure(.damaged) }
+        if let signingKey {
+            guard fields.count == 6,
+                signingKey.verify(String(fields[5]), macParts(kind: kind, key: key, sha256: sha256))
+            else { return .failure(.unsigned) }
+        }
         return .success(Data(payload))
     }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GalleryConcurrency
 import GalleryCore
 import NIOCore
 import NIOHTTP1
@@ -10,8 +11,10 @@ import NIOHTTP1
 package protocol RemoteStore: Sendable {
     /// The store as the user wrote it, for messages (never with a credential).
     var displayName: String { get }
-    /// The object, or nil when the store does not have it.
-    func get(_ key: String, limit: Int) async throws -> Data?
+    /// The object, or nil when the store does not have it. Its bytes are reserved in `budget`
+    /// (as many as the answer announces, else `limit`) before they are read; the caller releases
+    /// the returned `reserved` when it no longer holds the data.
+    func get(_ key: String, limit: Int, budget: ByteBudget) async throws -> (data: Data, reserved: Int)?
     /// Whether the store has the object.
     func exists(_ key: String) async throws -> Bool
     /// Stores the object (replacing any under that key).
@@ -48,7 +51,7 @@ package struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Sends a store's requests through the build's HTTP client.
-struct RemoteTransport: Sendable {
+package struct RemoteTransport: Sendable {
     let client: HTTPClient
     let timeout: TimeAmount
 
@@ -61,9 +64,9 @@ struct RemoteTransport: Sendable {
     /// 2xx an error. `name` is the object as messages call it.
     func send(
         _ method: HTTPMethod, url: String, headers: [(name: String, value: String)], body: Body, limit: Int,
-        name: String
+        name: String, budget: ByteBudget? = nil
     )
-        async throws -> (status: Int, body: Data)?
+        async throws -> (status: Int, body: Data, reserved: Int)?
     {
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -88,13 +91,22 @@ struct RemoteTransport: Sendable {
                 .status(status),
                 "\(name): HTTP \(status) \(response.status.reasonPhrase)\(detail.map { " (\($0))" } ?? "")")
         }
-        guard method == .GET else { return (status, Data()) }
+        guard method == .GET else { return (status, Data(), 0) }
+        // Refused by its announced size before a byte of it is read.
+        let announced = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+        if let announced, announced > limit {
+            throw RemoteStoreError(.tooLarge, "\(name): \(announced) bytes, more than the \(limit) read")
+        }
+        // The body is held twice while it is copied out of the client's buffer.
+        let reserved = try await budget?.reserve(2 * (announced ?? limit)) ?? 0
         do {
             let collected = try await response.body.collect(upTo: limit)
-            return (status, Data(collected.readableBytesView))
+            return (status, Data(collected.readableBytesView), reserved)
         } catch is NIOTooManyBytesError {
+            budget?.release(reserved)
             throw RemoteStoreError(.tooLarge, "\(name): larger than \(limit) bytes")
         } catch {
+            budget?.release(reserved)
             if Self.isCancellation(error) { throw CancellationError() }
             throw RemoteStoreError(.unreachable, "\(name): \(Self.describe(error))")
         }
@@ -114,7 +126,8 @@ struct RemoteTransport: Sendable {
         return String(text[start.upperBound..<end.lowerBound])
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A transfer's failure in words for a message (not the client's debug text).
+    package static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
             case .connectTimeout: return "connection timed out"
@@ -156,8 +169,10 @@ package struct HTTPRemoteStore: RemoteStore {
         return headers
     }
 
-    package func get(_ key: String, limit: Int) async throws -> Data? {
-        try await transport.send(.GET, url: url(key), headers: headers, body: .none, limit: limit, name: key)?.body
+    package func get(_ key: String, limit: Int, budget: ByteBudget) async throws -> (data: Data, reserved: Int)? {
+        try await transport.send(
+            .GET, url: url(key), headers: headers, body: .none, limit: limit, name: key, budget: budget
+        ).map { ($0.body, $0.reserved) }
     }
 
     package func exists(_ key: String) async throws -> Bool {
@@ -233,9 +248,9 @@ package struct S3RemoteStore: RemoteStore {
         return isDefault ? host : "\(host):\(port)"
     }
 
-    private func send(_ method: HTTPMethod, _ key: String, body: Data?, limit: Int) async throws -> (
-        status: Int, body: Data
-    )? {
+    private func send(_ method: HTTPMethod, _ key: String, body: Data?, limit: Int, budget: ByteBudget? = nil)
+        async throws -> (status: Int, body: Data, reserved: Int)?
+    {
         let path = path(key)
         var headers: [(name: String, value: String)] = [("host", host)]
         if body != nil { headers.append(("content-type", "application/octet-stream")) }
@@ -246,11 +261,12 @@ package struct S3RemoteStore: RemoteStore {
         headers += signature.headers
         headers.append(("User-Agent", "gallerygen/\(GalleryVersion.current)"))
         return try await transport.send(
-            method, url: url(key), headers: headers, body: body.map { .bytes($0) } ?? .none, limit: limit, name: key)
+            method, url: url(key), headers: headers, body: body.map { .bytes($0) } ?? .none, limit: limit, name: key,
+            budget: budget)
     }
 
-    package func get(_ key: String, limit: Int) async throws -> Data? {
-        try await send(.GET, key, body: nil, limit: limit)?.body
+    package func get(_ key: String, limit: Int, budget: ByteBudget) async throws -> (data: Data, reserved: Int)? {
+        try await send(.GET, key, body: nil, limit: limit, budget: budget).map { ($0.body, $0.reserved) }
     }
 
     package func exists(_ key: String) async throws -> Bool {
