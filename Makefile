@@ -11,7 +11,8 @@ BENCH_COUNT ?= 200
 # BENCH_SCENARIO=10k runs the 10,000-entry rebuild scenario (bench/run-10k.sh) instead; ci a
 # fresh runner seeded from the live site (bench/run-ci.sh); visitor the page in a browser.
 # shards: one build over 4 shards and a remote cache (bench/run-shards.sh, SHARDS_COUNT photos);
-# 100k: 100,000 entries against the 10,000-entry build (bench/run-100k.sh).
+# 100k: 100,000 entries against the 10,000-entry build (bench/run-100k.sh); hostile: memory
+# against a store answering huge objects, time of the largest intro (bench/run-hostile.sh).
 BENCH_SCENARIO ?= photos
 SHARDS_COUNT ?= 1000
 # The browser test: Debian's Chromium and its driver, Selenium from PyPI in a venv under .build.
@@ -127,6 +128,7 @@ bench: bench-deps release
 	elif [ "$(BENCH_SCENARIO)" = ci ]; then BENCH_COUNT=$(BENCH_COUNT) bench/run-ci.sh; \
 	elif [ "$(BENCH_SCENARIO)" = shards ]; then BENCH_COUNT=$(SHARDS_COUNT) bench/run-shards.sh; \
 	elif [ "$(BENCH_SCENARIO)" = 100k ]; then bench/run-100k.sh; \
+	elif [ "$(BENCH_SCENARIO)" = hostile ]; then bench/run-hostile.sh; \
 	elif [ "$(BENCH_SCENARIO)" = visitor ]; then $(MAKE) --no-print-directory browser-deps \
 		&& $(BROWSER_VENV)/bin/python bench/visitor.py .build/release/gallerygen $(SITE)/photos bench-work; \
 	else BENCH_COUNT=$(BENCH_COUNT) bench/run.sh; fi

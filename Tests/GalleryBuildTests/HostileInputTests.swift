@@ -101,7 +101,7 @@ import Testing
         let error = await buildError(site)
         #expect(error?.code == .intro, "\(String(describing: error))")
         #expect(error?.description.contains("index.md: the intro is") == true, "\(String(describing: error))")
-        #expect(error?.description.contains("at most 64 KB") == true)
+        #expect(error?.description.contains("at most 32 KB") == true)
     }
 
     @Test func longAlbumNamesStayWithinTheFileSystemsLimit() async throws {
