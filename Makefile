@@ -3,8 +3,8 @@
 
 SWIFT ?= swift
 SITE ?= Site
-# C libraries (headers for the build), the `vips` tools (tests and benchmarks make images with them).
-APT_PACKAGES := pkg-config libvips-dev libvips-tools libcmark-gfm-dev libcmark-gfm-extensions-dev
+# C libraries (headers for the build: libvips, cmark-gfm, SQLite for the build store), the `vips` tools (tests and benchmarks make images with them).
+APT_PACKAGES := pkg-config libvips-dev libvips-tools libcmark-gfm-dev libcmark-gfm-extensions-dev libsqlite3-dev
 # The benchmark's photo host, downloader and timer.
 BENCH_PACKAGES := nginx-light curl time
 BENCH_COUNT ?= 200

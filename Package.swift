@@ -1,10 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Module graph (shared/DESIGN.md): each module imports only what is above it in this list,
-// stage modules exchange GalleryCore values and never import each other. GalleryConcurrency
-// (semaphore, coalescer, concurrent map) and GalleryJSON (the hand-written JSON reader and the
-// core records' readers) are the two small libraries the stages share.
+// Module graph: each module imports only what is above it in this list, and stage modules
+// exchange GalleryCore values and never import each other. GalleryConcurrency (semaphore,
+// coalescer, concurrent map) and GalleryJSON (the hand-written JSON reader and the core records'
+// readers) are two small libraries the stages share; BuildStore (SQLite, through GRDB) is what a
+// build remembers between runs.
 let package = Package(
     name: "gallerygen",
     platforms: [.macOS(.v15)],
@@ -18,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -27,10 +29,11 @@ let package = Package(
         .target(name: "GalleryConcurrency"),
         .target(name: "GalleryJSON", dependencies: ["GalleryCore"]),
         .target(name: "Feed", dependencies: ["GalleryCore", "GalleryJSON"]),
+        .target(name: "BuildStore", dependencies: ["GalleryCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "Loading",
             dependencies: [
-                "GalleryCore", "GalleryConcurrency", "GalleryJSON",
+                "BuildStore", "GalleryCore", "GalleryConcurrency", "GalleryJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -96,6 +99,9 @@ let package = Package(
         .testTarget(name: "GalleryCoreTests", dependencies: ["GalleryCore", "TestSupport"]),
         .testTarget(name: "GalleryConcurrencyTests", dependencies: ["GalleryConcurrency", "TestSupport"]),
         .testTarget(name: "GalleryJSONTests", dependencies: ["GalleryJSON", "GalleryCore"]),
+        .testTarget(
+            name: "BuildStoreTests",
+            dependencies: ["BuildStore", "GalleryCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore", "GalleryJSON"]),
         .testTarget(
             name: "LoadingTests",

@@ -158,9 +158,9 @@ struct BuildSession: Sendable {
     func runStages(statisticsBefore: TransferStatistics) async throws(BuildError) -> (BuildReport, String?) {
         var report = BuildReport()
         remote?.beginBuild()
-        if let remoteWarning {
-            report.warnings.append(remoteWarning)
-            events(.warning(remoteWarning))
+        for warning in [cache.storeProblem.map { "cache store \($0)" }, remoteWarning].compactMap({ $0 }) {
+            report.warnings.append(warning)
+            events(.warning(warning))
         }
         // Relative to the site, like every path in the report and the manifest: the same site
         // checked out elsewhere gives the same report.

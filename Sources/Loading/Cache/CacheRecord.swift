@@ -1,47 +1,8 @@
 import Foundation
 import GalleryCore
-import GalleryJSON
 
-/// What the disk cache knows of one URL (shared/DESIGN.md, Loading): where the body is and every
-/// header that freshness and revalidation need, exactly as the server sent them.
-struct CacheRecord: Codable, Sendable, Equatable {
-    var url: String
-    var finalURL: String
-    var redirects: [String] = []
-    var status: Int
-    var etag: String?
-    var lastModified: String?
-    var date: String?
-    var age: String?
-    var cacheControl: String?
-    var expires: String?
-    var vary: String?
-    var contentType: String?
-    var sha256: String
-    var size: Int64
-    /// The blob's modification time when it was verified, to notice a blob changed behind our back.
-    var blobModified: Double
-    /// When the response (200 or 304) was received: the base of its age.
-    var responseTime: Double
-    var fetchedAt: Double
-    var validatedAt: Double
-    /// For least-recently-used eviction.
-    var lastUsed: Double
-
-    enum CodingKeys: String, CodingKey {
-        case url, redirects, status, etag, date, age, vary, sha256, size
-        case finalURL = "final_url"
-        case lastModified = "last_modified"
-        case cacheControl = "cache_control"
-        case expires
-        case contentType = "content_type"
-        case blobModified = "blob_modified"
-        case responseTime = "response_time"
-        case fetchedAt = "fetched_at"
-        case validatedAt = "validated_at"
-        case lastUsed = "last_used"
-    }
-
+/// Freshness and validators of a URL record (RFC 9111), as the loader judges them.
+extension CacheRecord {
     var validators: Validators { Validators(etag: etag, lastModified: lastModified) }
     var hasValidators: Bool { !validators.isEmpty }
 
@@ -76,30 +37,5 @@ struct CacheRecord: Codable, Sendable, Equatable {
         let apparentAge = date.flatMap(HTTPDate.parse).map { max(0, responseTime - $0.timeIntervalSince1970) } ?? 0
         let residentTime = now.timeIntervalSince1970 - responseTime
         return max(apparentAge, ageValue) + residentTime
-    }
-}
-
-extension CacheRecord {
-    /// Reads a record of the index by hand (10,000 of them at the start of every build).
-    init(json: JSONFields) throws(JSONFields.Mismatch) {
-        url = try json.string(CodingKeys.url.stringValue)
-        finalURL = try json.string(CodingKeys.finalURL.stringValue)
-        redirects = try json.strings(CodingKeys.redirects.stringValue, required: false)
-        status = try json.int(CodingKeys.status.stringValue)
-        etag = try json.optionalString(CodingKeys.etag.stringValue)
-        lastModified = try json.optionalString(CodingKeys.lastModified.stringValue)
-        date = try json.optionalString(CodingKeys.date.stringValue)
-        age = try json.optionalString(CodingKeys.age.stringValue)
-        cacheControl = try json.optionalString(CodingKeys.cacheControl.stringValue)
-        expires = try json.optionalString(CodingKeys.expires.stringValue)
-        vary = try json.optionalString(CodingKeys.vary.stringValue)
-        contentType = try json.optionalString(CodingKeys.contentType.stringValue)
-        sha256 = try json.string(CodingKeys.sha256.stringValue)
-        size = try json.int64(CodingKeys.size.stringValue)
-        blobModified = try json.double(CodingKeys.blobModified.stringValue)
-        responseTime = try json.double(CodingKeys.responseTime.stringValue)
-        fetchedAt = try json.double(CodingKeys.fetchedAt.stringValue)
-        validatedAt = try json.double(CodingKeys.validatedAt.stringValue)
-        lastUsed = try json.double(CodingKeys.lastUsed.stringValue)
     }
 }

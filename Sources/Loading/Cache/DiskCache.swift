@@ -1,22 +1,26 @@
+import BuildStore
 import Foundation
 import GalleryCore
-import GalleryJSON
 import Synchronization
 
 /// The persistent cache a build (and CI, between runs) keeps: `CACHE/v1/blobs/<sha256>` for
-/// originals, `CACHE/v1/renditions/` for thumbnails, `CACHE/v1/index.json` for the URL records,
-/// `CACHE/v1/tmp/` for transfers under way, and a lock.
+/// originals, `CACHE/v1/renditions/` for thumbnails, the URL records in the build store
+/// (`CACHE/v1/store.sqlite`, ``BuildStore``), `CACHE/v1/tmp/` for transfers under way, and a
+/// lock.
 ///
-/// Blobs are written before the index that names them; the index is written atomically. Opening
-/// the cache takes the lock, removes leftovers of a killed run and drops records whose blob is
-/// missing or has the wrong size. A blob whose modification time changed is hashed again before
-/// use, so a blob damaged between builds is noticed and fetched anew.
+/// Blobs are written before the records that name them; the records that changed are written in
+/// one transaction. Opening the cache takes the lock, removes leftovers of a killed run, takes
+/// over the URL records of a cache written before the store (`index.json`), and drops records
+/// whose blob is missing or has the wrong size. A blob whose modification time changed is hashed
+/// again before use, so a blob damaged between builds is noticed and fetched anew.
 package final class DiskCache: Sendable {
     package let root: URL
     let blobs: URL
     let temporary: URL
     package let renditions: URL
-    private let indexFile: URL
+    private let store: BuildStore
+    /// Why the store on disk could not be used, when it could not (a warning for the report).
+    package let storeProblem: String?
     private let lock: CacheLock
     private let state: Mutex<State>
 
@@ -26,37 +30,19 @@ package final class DiskCache: Sendable {
         var usedBlobs: Set<String> = []
         /// Rendition sets the current build uses: never evicted.
         var usedRenditionSets: Set<String> = []
-        /// The records as the index file holds them; nil while they are written, and after a
-        /// write that failed (so the next persist writes again).
+        /// The records as the store holds them; nil while they are written, and after a write
+        /// that failed (so the next persist writes them all again).
         var persisted: [String: CacheRecord]? = [:]
         /// Blob sizes and times seen when the index was read, so that the first use of each in
         /// a build needs no second stat(2); dropped when the build ends (``persist()``).
         var statusAtOpen: [String: FileStatus] = [:]
     }
 
-    struct IndexFile: Codable {
-        var version = 1
+    /// The URL records of a cache written before the build store, read once to take them over.
+    struct LegacyIndex: Decodable {
+        static let fileName = "index.json"
+        var version: Int
         var records: [CacheRecord]
-
-        /// The bytes of an index of `count` records (`record(i)`, in order), one per line, a record
-        /// at a time (JSONEncoder's tree of 100,000 records cost hundreds of megabytes more than
-        /// the file), handed to `sink` a few thousand records at a time: persisting 100,000 URLs' records at the end of a build
-        /// held the whole document, and its parts, at once (120 MB over the build's peak).
-        static func encode(
-            count: Int, version: Int = 1, record: @Sendable (Int) -> CacheRecord,
-            into sink: ([UInt8]) throws -> Void
-        ) throws {
-            try RecordLines.encode(
-                count: count, element: record, opening: "{\"records\":[", closing: ",\n\"version\":\(version)}\n",
-                into: sink)
-        }
-
-        static func decode(_ data: Data) throws -> IndexFile {
-            if let index = decodeByLines(data) { return index }
-            let json = try JSONFields.parse(data)
-            return IndexFile(
-                version: try json.int("version"), records: try json.objects("records", CacheRecord.init(json:)))
-        }
     }
 
     /// Opens (creating it if needed) the cache in `directory`.
@@ -65,7 +51,6 @@ package final class DiskCache: Sendable {
         blobs = root.appendingPathComponent("blobs")
         temporary = root.appendingPathComponent("tmp")
         renditions = root.appendingPathComponent("renditions")
-        indexFile = root.appendingPathComponent("index.json")
         for folder in [root, blobs, temporary, renditions] {
             // The cache's own folders: a file in the place of one (left by a tool or a hand) is
             // removed, not a reason to fail every build.
@@ -84,13 +69,30 @@ package final class DiskCache: Sendable {
         }
         lock = try CacheLock(file: root.appendingPathComponent("lock"))
         Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
-        let (records, status) = Self.loadRecords(from: indexFile, blobs: blobs)
+        let opening = BuildStore.open(at: root.appendingPathComponent(BuildStore.fileName))
+        store = opening.store
+        storeProblem = opening.problem
+        Self.takeOverLegacyIndex(in: root, into: store)
+        let (records, status) = Self.loadRecords(from: store, blobs: blobs)
         state = Mutex(State(records: records, persisted: records, statusAtOpen: status))
+    }
+
+    /// Moves the records of `index.json` (a cache written before the store) into the store, once:
+    /// the first build after an upgrade revalidates what the last one downloaded instead of
+    /// downloading it again. An index that cannot be read is dropped, as it always was.
+    private static func takeOverLegacyIndex(in root: URL, into store: BuildStore) {
+        let file = root.appendingPathComponent(LegacyIndex.fileName)
+        guard let data = FileManager.default.contents(atPath: file.path) else { return }
+        if let index = try? JSONDecoder().decode(LegacyIndex.self, from: data), index.version == 1 {
+            guard (try? store.save(urlRecords: index.records, removing: [])) != nil else { return }
+        }
+        try? FileManager.default.removeItem(at: file)
     }
 
     /// Releases the lock, so that another process (or a new DiskCache) can open the cache.
     /// Nothing is written after this.
     package func close() {
+        store.close()
         lock.release()
     }
 
@@ -110,27 +112,28 @@ package final class DiskCache: Sendable {
 
     package var recordCount: Int { state.withLock { $0.records.count } }
 
-    /// Writes the index: the records sorted by URL, atomically; nothing when it has not changed
-    /// since it was read or last written.
+    /// Writes the records that changed since they were read or last written (and removes those
+    /// that went), in one transaction; nothing when none did.
     package func persist() throws {
-        let records: [String: CacheRecord]? = state.withLock { state in
+        let change: (changed: [CacheRecord], removed: [String], all: Bool)? = state.withLock { state in
             state.statusAtOpen = [:]
             guard state.records != state.persisted else { return nil }
-            // Not known to be on disk until written (the old records let go now, not after).
+            let before = state.persisted ?? [:]
+            let everything = state.persisted == nil
+            // Not known to be in the store until written.
             state.persisted = nil
-            return state.records
+            let changed = state.records.values.filter { everything || before[$0.url] != $0 }
+            let removed = before.keys.filter { state.records[$0] == nil }
+            return (changed, removed, everything)
         }
-        guard let records else { return }
-        // In the order of their URLs (each record's key), taken a part at a time: no sorted copy
-        // of the records.
-        let order = records.indices.sorted { records[$0].key < records[$1].key }
+        guard let change else { return }
+        let records = state.withLock { $0.records }
         do {
-            try AtomicFile.write(to: indexFile) { sink in
-                try IndexFile.encode(count: order.count, record: { records[order[$0]].value }, into: sink)
-            }
+            try store.save(urlRecords: change.changed, removing: change.removed, replacingAll: change.all)
         } catch {
             throw LoadingError(
-                .cache, url: indexFile.path, "cannot write the cache index", underlying: error as NSError)
+                .cache, url: store.file?.path ?? "the cache's store", "cannot write the URL records",
+                underlying: error as NSError)
         }
         state.withLock { $0.persisted = records }
     }
@@ -263,65 +266,21 @@ package final class DiskCache: Sendable {
         }
     }
 
-    /// The index's records whose blob exists with the recorded size, and the status of each
-    /// blob; an unreadable index is treated as empty (everything is fetched again), never
+    /// The store's records whose blob exists with the recorded size, and the status of each
+    /// blob; a store that cannot be read is treated as empty (everything is fetched again), never
     /// trusted in part.
-    private static func loadRecords(from file: URL, blobs: URL) -> ([String: CacheRecord], [String: FileStatus]) {
-        guard let data = FileManager.default.contents(atPath: file.path), let index = try? IndexFile.decode(data),
-            index.version == 1
-        else { return ([:], [:]) }
+    private static func loadRecords(from store: BuildStore, blobs: URL) -> ([String: CacheRecord], [String: FileStatus])
+    {
+        guard let stored = try? store.urlRecords() else { return ([:], [:]) }
         var records: [String: CacheRecord] = [:]
-        records.reserveCapacity(index.records.count)
+        records.reserveCapacity(stored.count)
         var status: [String: FileStatus] = [:]
-        for record in index.records {
+        for record in stored {
             if status[record.sha256] == nil, let blob = FileStatus(path: blobPath(for: record.sha256, in: blobs)) {
                 status[record.sha256] = blob
             }
             if status[record.sha256]?.size == record.size { records[record.url] = record }
         }
         return (records, status)
-    }
-}
-
-extension DiskCache.IndexFile {
-    private static let opening = Array("{\"records\":[\n".utf8)
-    private static let closing = Array("\n],\n\"version\":1}\n".utf8)
-
-    /// The index as ``encode(count:version:record:into:)`` writes it (a record per line) read a line at a time on every
-    /// core: the whole document through one parser took a second at 100,000 records, before
-    /// anything else could start. Nil for anything else (an empty index, another layout, a line
-    /// that is not a record), which is then read as one document.
-    static func decodeByLines(_ data: Data) -> DiskCache.IndexFile? {
-        let bytes = [UInt8](data)
-        guard bytes.count > opening.count + closing.count, bytes.starts(with: opening),
-            bytes.suffix(closing.count).elementsEqual(closing)
-        else { return nil }
-        // Inside the array a raw newline only ever ends a record: JSON strings escape theirs.
-        let body = bytes[opening.count..<(bytes.count - closing.count)]
-        let lines = body.split(separator: 0x0A, omittingEmptySubsequences: false)
-        let parts = concurrentParts(of: lines.count) { range -> [CacheRecord]? in
-            var records: [CacheRecord] = []
-            for index in range {
-                var line = lines[index]
-                if index < lines.count - 1 {
-                    guard line.last == UInt8(ascii: ",") else { return nil }
-                    line = line.dropLast()
-                }
-                guard let value = try? JSONParser.parse(Array(line)), let json = try? JSONFields(value),
-                    let record = try? CacheRecord(json: json)
-                else {
-                    return nil
-                }
-                records.append(record)
-            }
-            return records
-        }
-        var records: [CacheRecord] = []
-        records.reserveCapacity(lines.count)
-        for part in parts {
-            guard let part else { return nil }
-            records += part
-        }
-        return DiskCache.IndexFile(version: 1, records: records)
     }
 }

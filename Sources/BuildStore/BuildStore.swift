@@ -1,0 +1,247 @@
+import Foundation
+import GRDB
+import GalleryCore
+import Synchronization
+
+/// What a build remembers between runs, in one SQLite database (`CACHE/v1/store.sqlite`): the
+/// URL records the loader revalidates with (``CacheRecord``), and the schema's place for what the
+/// next stages will keep. Blobs and thumbnails stay files named by their hash beside it.
+///
+/// A build reads the records once, when the cache is opened, and writes only the rows that
+/// changed, in one transaction, when it ends (a build that changed nothing writes nothing). The
+/// database runs in WAL mode while a build uses it and is checkpointed into its one file when the
+/// build saves, so the cache folder CI keeps holds one consistent file.
+///
+/// The schema is versioned by GRDB's `DatabaseMigrator`. A store that cannot be used (damaged,
+/// cut short, not a database, made by a newer gallerygen) is never trusted in part: ``open(at:)``
+/// says why in ``Opening/problem`` and gives a store to build with, a new file in the damaged
+/// one's place. A store another program holds locked is read as it is (WAL lets readers in); a
+/// write waits two seconds for the lock, then fails with the reason, which the build reports (a
+/// store that needs its schema upgraded while locked is replaced, for that build, by one in
+/// memory).
+package final class BuildStore: Sendable {
+    /// The store's file in the cache's `v1` folder.
+    package static let fileName = "store.sqlite"
+
+    private let database: DatabaseQueue
+    /// Whether the log holds writes not yet folded into the file (a checkpoint of nothing still
+    /// touches the file, which a build that changed nothing must not).
+    private let hasUncheckpointedWrites = Atomic<Bool>(false)
+    /// Where the store lives; nil for one in memory.
+    package let file: URL?
+
+    /// A store, and why the one on disk could not be used, when it could not.
+    package struct Opening: Sendable {
+        package var store: BuildStore
+        /// A sentence for the report: what was wrong and what was done about it.
+        package var problem: String?
+    }
+
+    private init(database: DatabaseQueue, file: URL?) {
+        self.database = database
+        self.file = file
+    }
+
+    /// Opens the store at `file`, creating or upgrading it; a store that cannot be used is set
+    /// aside and made anew (or, while another program holds it locked, replaced for this build
+    /// by one in memory).
+    package static func open(at file: URL) -> Opening {
+        do {
+            return Opening(store: try BuildStore(opening: file), problem: nil)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        {
+            return Opening(
+                store: inMemory(),
+                problem: "\(file.path): locked by another program (\(error.message ?? "busy")); this build's "
+                    + "records are not kept")
+        } catch {
+            let reason = describe(error)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+            do {
+                return Opening(
+                    store: try BuildStore(opening: file),
+                    problem: "\(file.path): \(reason); it was made anew (every photo is revalidated, nothing else "
+                        + "is lost)")
+            } catch {
+                return Opening(
+                    store: inMemory(),
+                    problem: "\(file.path): \(reason), and a new one cannot be made (\(describe(error))); this "
+                        + "build's records are not kept")
+            }
+        }
+    }
+
+    /// A store in memory: for a build that cannot keep one, and for tests.
+    package static func inMemory() -> BuildStore {
+        do {
+            let database = try DatabaseQueue()
+            try migrator.migrate(database)
+            return BuildStore(database: database, file: nil)
+        } catch {
+            // Nothing of the user's is read here: only a broken SQLite library fails this.
+            preconditionFailure("SQLite cannot make a database in memory: \(error)")
+        }
+    }
+
+    private convenience init(opening file: URL) throws {
+        var configuration = Configuration()
+        // A build waits a moment for a program that reads the store (sqlite3 in a shell), no more.
+        configuration.busyMode = .timeout(2)
+        // WAL is set once, when the store is made (it is kept in the file): GRDB's `.wal` setting
+        // writes to the file on every open, which a build that changes nothing must not.
+        configuration.label = "gallerygen.store"
+        let database = try DatabaseQueue(path: file.path, configuration: configuration)
+        let current = try database.read { db in
+            // Reading the schema finds a file that is not a database, or one cut short.
+            _ = try db.tableExists("grdb_migrations")
+            if try Self.migrator.hasBeenSuperseded(db) { throw NewerStore() }
+            return try Self.migrator.hasCompletedMigrations(db)
+        }
+        // A store already at this version is not written to at all.
+        if !current {
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            try Self.migrator.migrate(database)
+            try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        }
+        try database.read { db in
+            let result = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? ""
+            if result != "ok" { throw DamagedStore(detail: result) }
+        }
+        self.init(database: database, file: file)
+    }
+
+    private struct NewerStore: Error {}
+
+    private struct DamagedStore: Error {
+        var detail: String
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case is NewerStore: "made by a newer gallerygen"
+        case let damaged as DamagedStore: "damaged (\(damaged.detail.prefix(200)))"
+        case let error as DatabaseError:
+            switch error.resultCode {
+            case .SQLITE_NOTADB: "not a gallerygen store (not an SQLite database)"
+            case .SQLITE_CORRUPT: "damaged (\(error.message ?? "corrupt"))"
+            default: "unreadable (\(error.message ?? "\(error.resultCode)"))"
+            }
+        default: "unreadable (\(error))"
+        }
+    }
+
+    /// The schema, one migration per version; a store whose migrations this binary does not know
+    /// was written by a newer gallerygen.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: URL records") { db in
+            try db.create(table: "url_record", options: [.withoutRowID]) { table in
+                table.primaryKey("url", .text)
+                table.column("final_url", .text).notNull()
+                table.column("redirects", .text).notNull()
+                table.column("status", .integer).notNull()
+                table.column("etag", .text)
+                table.column("last_modified", .text)
+                table.column("date", .text)
+                table.column("age", .text)
+                table.column("cache_control", .text)
+                table.column("expires", .text)
+                table.column("vary", .text)
+                table.column("content_type", .text)
+                table.column("sha256", .text).notNull()
+                table.column("size", .integer).notNull()
+                table.column("blob_modified", .double).notNull()
+                table.column("response_time", .double).notNull()
+                table.column("fetched_at", .double).notNull()
+                table.column("validated_at", .double).notNull()
+                table.column("last_used", .double).notNull()
+            }
+            // What the photos themselves say (captions, dates, keywords, rights), by the hash of
+            // the original: filled by the metadata stage.
+            try db.create(table: "photo_metadata", options: [.withoutRowID]) { table in
+                table.primaryKey("sha256", .text)
+                table.column("metadata", .blob).notNull()
+            }
+        }
+        return migrator
+    }()
+
+    // MARK: URL records
+
+    /// Every URL record.
+    package func urlRecords() throws -> [CacheRecord] {
+        try database.read { db in
+            try CacheRecord.fetchAll(db, sql: "SELECT * FROM url_record")
+        }
+    }
+
+    /// Writes the records that changed and removes those of `removed`, in one transaction, then
+    /// checkpoints the log into the database file. `replacingAll`: `changed` is every record, and
+    /// any other row goes.
+    package func save(urlRecords changed: [CacheRecord], removing removed: [String], replacingAll: Bool = false)
+        throws
+    {
+        guard !changed.isEmpty || !removed.isEmpty || replacingAll else { return }
+        try database.write { db in
+            if replacingAll { try CacheRecord.deleteAll(db) }
+            for record in changed { try record.save(db) }
+            for url in removed { _ = try CacheRecord.deleteOne(db, key: url) }
+        }
+        hasUncheckpointedWrites.store(true, ordering: .relaxed)
+        try checkpoint()
+    }
+
+    /// Folds the write-ahead log into the database file, so the folder holds one consistent file.
+    package func checkpoint() throws {
+        guard file != nil, hasUncheckpointedWrites.load(ordering: .relaxed) else { return }
+        try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        hasUncheckpointedWrites.store(false, ordering: .relaxed)
+    }
+
+    /// Closes the database (after a last checkpoint); nothing is read or written after this.
+    package func close() {
+        try? checkpoint()
+        try? database.close()
+    }
+}
+
+extension CacheRecord: FetchableRecord, PersistableRecord {
+    package static var databaseTableName: String { "url_record" }
+
+    /// Read by column, not through `Decodable`: the loader reads every record at the start of
+    /// each build.
+    package init(row: Row) throws {
+        let redirects: String = row["redirects"]
+        self.init(
+            url: row["url"], finalURL: row["final_url"],
+            redirects: redirects.isEmpty ? [] : redirects.split(separator: "\n").map(String.init),
+            status: row["status"], etag: row["etag"], lastModified: row["last_modified"], date: row["date"],
+            age: row["age"], cacheControl: row["cache_control"], expires: row["expires"], vary: row["vary"],
+            contentType: row["content_type"], sha256: row["sha256"], size: row["size"],
+            blobModified: row["blob_modified"], responseTime: row["response_time"], fetchedAt: row["fetched_at"],
+            validatedAt: row["validated_at"], lastUsed: row["last_used"])
+    }
+
+    package func encode(to container: inout PersistenceContainer) throws {
+        container["url"] = url
+        container["final_url"] = finalURL
+        // A URL holds no raw newline (it would not have parsed), so one separates them.
+        container["redirects"] = redirects.joined(separator: "\n")
+        container["status"] = status
+        container["etag"] = etag
+        container["last_modified"] = lastModified
+        container["date"] = date
+        container["age"] = age
+        container["cache_control"] = cacheControl
+        container["expires"] = expires
+        container["vary"] = vary
+        container["content_type"] = contentType
+        container["sha256"] = sha256
+        container["size"] = size
+        container["blob_modified"] = blobModified
+        container["response_time"] = responseTime
+        container["fetched_at"] = fetchedAt
+        container["validated_at"] = validatedAt
+        container["last_used"] = lastUsed
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import GalleryCore
+import TestSupport
+import Testing
+
+@testable import BuildStore
+
+@Suite struct BuildStoreTests {
+    static let full = CacheRecord(
+        url: "https://example.com/a.jpg?x=1", finalURL: "https://cdn.example.com/a.jpg",
+        redirects: ["https://example.com/b.jpg", "https://example.com/c.jpg"], status: 200, etag: #"W/"abc\"d""#,
+        lastModified: "Tue, 15 Nov 1994 12:45:26 GMT", date: "Tue, 15 Nov 1994 12:45:27 GMT", age: "12",
+        cacheControl: "max-age=3600, public", expires: "0", vary: "Accept", contentType: "image/jpeg",
+        sha256: String(repeating: "0f", count: 32), size: 12_345_678, blobModified: 1_763_800_000.123_456_7,
+        responseTime: 1_763_800_001.5, fetchedAt: 1_763_800_001.25, validatedAt: 1_763_800_002,
+        lastUsed: 1_763_803_600)
+
+    static var bare: CacheRecord {
+        var bare = full
+        (bare.url, bare.redirects, bare.etag, bare.lastModified, bare.date, bare.age) = ("b", [], nil, nil, nil, nil)
+        (bare.cacheControl, bare.expires, bare.vary, bare.contentType) = (nil, nil, nil, nil)
+        return bare
+    }
+
+    func sorted(_ records: [CacheRecord]) -> [CacheRecord] { records.sorted { $0.url < $1.url } }
+
+    @Test func recordsReadBackWholeWithEveryValueAndWithNone() throws {
+        let folder = try TemporaryDirectory("store")
+        let file = folder.file("store.sqlite")
+        let opening = BuildStore.open(at: file)
+        #expect(opening.problem == nil)
+        try opening.store.save(urlRecords: [Self.full, Self.bare], removing: [])
+        opening.store.close()
+        #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"), "checkpointed into one file")
+
+        let again = BuildStore.open(at: file)
+        #expect(again.problem == nil)
+        #expect(sorted(try again.store.urlRecords()) == sorted([Self.full, Self.bare]))
+        // Only what changed is written; what went is removed.
+        var changed = Self.full
+        changed.etag = #""new""#
+        try again.store.save(urlRecords: [changed], removing: ["b"])
+        #expect(try again.store.urlRecords() == [changed])
+        try again.store.save(urlRecords: [Self.bare], removing: [], replacingAll: true)
+        #expect(try again.store.urlRecords() == [Self.bare])
+        again.store.close()
+    }
+
+    /// A file that is not a database, one cut short, one from a newer gallerygen: each is said in
+    /// a sentence, and the build gets a store that works; one locked by another program is read,
+    /// and written once the lock is gone.
+    @Test func aStoreThatCannotBeUsedIsSaidAndMadeAnew() throws {
+        let folder = try TemporaryDirectory("store")
+        func made(_ name: String) throws -> URL {
+            let file = folder.file(name)
+            let opening = BuildStore.open(at: file)
+            try opening.store.save(
+                urlRecords: (0..<2_000).map { number in
+                    var record = Self.full
+                    record.url = "https://example.com/\(number).jpg"
+                    return record
+                }, removing: [])
+            opening.store.close()
+            return file
+        }
+
+        let garbage = folder.file("garbage.sqlite")
+        try Data(repeating: 0x41, count: 10_000).write(to: garbage)
+        let fromGarbage = BuildStore.open(at: garbage)
+        #expect(fromGarbage.problem?.contains("not a gallerygen store") == true, "\(fromGarbage.problem ?? "")")
+        #expect(try fromGarbage.store.urlRecords().isEmpty)
+        try fromGarbage.store.save(urlRecords: [Self.bare], removing: [])
+        #expect(fromGarbage.store.file == garbage, "made anew in its place")
+        fromGarbage.store.close()
+        #expect(BuildStore.open(at: garbage).problem == nil)
+
+        let cut = try made("cut.sqlite")
+        let data = try Data(contentsOf: cut)
+        try data.prefix(data.count / 2).write(to: cut)
+        let fromCut = BuildStore.open(at: cut)
+        #expect(fromCut.problem?.contains("made anew") == true, "\(fromCut.problem ?? "")")
+        #expect(try fromCut.store.urlRecords().isEmpty, "never trusted in part")
+        fromCut.store.close()
+
+        let newer = try made("newer.sqlite")
+        let queue = try DatabaseQueue(path: newer.path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+        }
+        try queue.close()
+        let fromNewer = BuildStore.open(at: newer)
+        #expect(fromNewer.problem?.contains("made by a newer gallerygen") == true, "\(fromNewer.problem ?? "")")
+        #expect(try fromNewer.store.urlRecords().isEmpty)
+        fromNewer.store.close()
+
+        // Locked by another program: read as it is (WAL lets readers in), and a write waits a
+        // moment, then fails with the reason (the build reports it and keeps its site).
+        let locked = try made("locked.sqlite")
+        let holder = try SQLiteLockHolder(database: locked)
+        let fromLocked = BuildStore.open(at: locked)
+        #expect(fromLocked.problem == nil)
+        #expect(try fromLocked.store.urlRecords().count == 2_000)
+        let refused = #expect(throws: DatabaseError.self) {
+            try fromLocked.store.save(urlRecords: [Self.bare], removing: [])
+        }
+        #expect(refused?.resultCode == .SQLITE_BUSY)
+        holder.release()
+        try fromLocked.store.save(urlRecords: [Self.bare], removing: [])
+        fromLocked.store.close()
+        #expect(try BuildStore.open(at: locked).store.urlRecords().count == 2_001)
+    }
+}
