@@ -121,7 +121,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"],
+            exclude: ["Fixtures"]  // read from the source tree by path
+        ),
         .testTarget(
             name: "PreviewTests",
             dependencies: [

@@ -27,7 +27,8 @@ trap 'echo "dist-test: FAIL: line $LINENO: \`$BASH_COMMAND\` exited with $?" >&2
 
 SUITE=bookworm
 # The binary's NEEDED libraries (readelf -d) mapped with dpkg -S: libvips.so.42, libcmark-gfm*.so
-# -> these three; libglib/gobject/gio -> libglib2.0-0 (a dependency of libvips42); libc, libm,
+# -> these three; libglib/gobject/gio -> libglib2.0-0 and libsqlite3.so.0 (the build store) ->
+# libsqlite3-0 (dependencies of libvips42, the latter through libopenslide0); libc, libm,
 # libstdc++, libgcc_s, libz -> libc6, libstdc++6, libgcc-s1, zlib1g (already in minbase).
 # Not needed for the local sample site, but for https feeds: ca-certificates (NIOSSL reads
 # /etc/ssl/certs/ca-certificates.crt; without it every https load fails with BoringSSLError).

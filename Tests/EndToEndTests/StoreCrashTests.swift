@@ -1,0 +1,73 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// gallerygen killed with SIGKILL at random points of its builds, twenty times: whatever the
+/// build store holds afterwards, the next build trusts it no further than it should, and
+/// writes the site a clean build writes.
+@Suite(.timeLimit(.minutes(5))) struct StoreCrashTests {
+    func site(_ upstream: Upstream) throws -> FixtureSite {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Crash\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48]\n", to: "gallery.yml")
+        return site
+    }
+
+    /// The site a clean build writes from the upstream as it is now.
+    func cleanOutput(_ upstream: Upstream) throws -> [String: Data] {
+        let clean = try site(upstream)
+        let run = try CommandRun.gallerygen(["build", clean.url.path, "--quiet"])
+        #expect(run.status == 0, "\(run.standardError)")
+        return try clean.snapshot().mapValues(\.0)
+    }
+
+    @Test func killedAtRandomPointsTheNextBuildIsRight() async throws {
+        let upstream = try await Upstream(count: 8)
+        let site = try site(upstream)
+        var random = SystemRandomNumberGenerator()
+        var killedMidway = 0
+        // How long a whole build takes here: the kills land at random within it.
+        let clock = ContinuousClock()
+        var first: CommandRun?
+        var lasted = try clock.measure { first = try CommandRun.gallerygen(["build", site.url.path, "--quiet"]) }
+        #expect(first?.status == 0)
+        for trial in 1...20 {
+            // Every other trial one photo changes, so records and thumbnails are written anew;
+            // the rest revalidate every record (--refresh), so every record is written again.
+            if trial.isMultiple(of: 2) { upstream.change(trial / 2 % 8 + 1) }
+            let process = Process()
+            process.executableURL = CommandRun.binary
+            process.arguments = ["build", site.url.path, "--quiet"] + (trial.isMultiple(of: 2) ? [] : ["--refresh"])
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let milliseconds = Int(lasted.seconds * 1000)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...max(1, milliseconds * 9 / 10), using: &random)))
+            if process.isRunning {
+                killedMidway += 1
+                kill(process.processIdentifier, SIGKILL)
+            }
+            process.waitUntilExit()
+
+            let report = site.folder.file("report-\(trial).json")
+            var next: CommandRun?
+            lasted = try clock.measure {
+                next = try CommandRun.gallerygen(["build", site.url.path, "--quiet", "--report", report.path])
+            }
+            let run = try #require(next)
+            #expect(run.status == 0, "trial \(trial): \(run.standardError)")
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+            let warnings = json?["warnings"] as? [String] ?? []
+            #expect(!warnings.contains { $0.contains("cache store") }, "trial \(trial): \(warnings)")
+            #expect((json?["counts"] as? [String: Int])?["failed"] == 0, "trial \(trial)")
+            #expect(try site.snapshot().mapValues(\.0) == cleanOutput(upstream), "trial \(trial)")
+        }
+        // The kills are meant to land inside builds: a good share of them must have.
+        #expect(killedMidway >= 5, "only \(killedMidway) of 20 builds were still running when killed")
+        try await upstream.server.shutdown()
+    }
+}
