@@ -171,7 +171,7 @@ package final class BuildStore: Sendable {
     /// Every URL record.
     package func urlRecords() throws -> [CacheRecord] {
         try database.read { db in
-            try CacheRecord.fetchAll(db, sql: "SELECT * FROM url_record")
+            try CacheRecord.fetchAll(db, sql: "SELECT \(CacheRecord.columns.joined(separator: ", ")) FROM url_record")
         }
     }
 
@@ -184,7 +184,13 @@ package final class BuildStore: Sendable {
         guard !changed.isEmpty || !removed.isEmpty || replacingAll else { return }
         try database.write { db in
             if replacingAll { try CacheRecord.deleteAll(db) }
-            for record in changed { try record.save(db) }
+            // One prepared statement, arguments by position: a --refresh of 100,000 URLs rewrites
+            // every record.
+            let columns = CacheRecord.columns
+            let upsert = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO url_record (\(columns.joined(separator: ", "))) VALUES ("
+                    + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
+            for record in changed { try upsert.execute(arguments: record.databaseArguments) }
             for url in removed { _ = try CacheRecord.deleteOne(db, key: url) }
         }
         hasUncheckpointedWrites.store(true, ordering: .relaxed)
@@ -205,43 +211,34 @@ package final class BuildStore: Sendable {
     }
 }
 
-extension CacheRecord: FetchableRecord, PersistableRecord {
+extension CacheRecord: FetchableRecord, TableRecord {
     package static var databaseTableName: String { "url_record" }
 
-    /// Read by column, not through `Decodable`: the loader reads every record at the start of
+    /// The columns, in the order ``init(row:)`` reads and ``databaseArguments`` gives them.
+    static let columns = [
+        "url", "final_url", "redirects", "status", "etag", "last_modified", "date", "age", "cache_control", "expires",
+        "vary", "content_type", "sha256", "size", "blob_modified", "response_time", "fetched_at", "validated_at",
+        "last_used",
+    ]
+
+    /// Read by position, not by name or through `Decodable`: every record is read at the start of
     /// each build.
     package init(row: Row) throws {
-        let redirects: String = row["redirects"]
+        let redirects: String = row[2]
         self.init(
-            url: row["url"], finalURL: row["final_url"],
+            url: row[0], finalURL: row[1],
             redirects: redirects.isEmpty ? [] : redirects.split(separator: "\n").map(String.init),
-            status: row["status"], etag: row["etag"], lastModified: row["last_modified"], date: row["date"],
-            age: row["age"], cacheControl: row["cache_control"], expires: row["expires"], vary: row["vary"],
-            contentType: row["content_type"], sha256: row["sha256"], size: row["size"],
-            blobModified: row["blob_modified"], responseTime: row["response_time"], fetchedAt: row["fetched_at"],
-            validatedAt: row["validated_at"], lastUsed: row["last_used"])
+            status: row[3], etag: row[4], lastModified: row[5], date: row[6], age: row[7], cacheControl: row[8],
+            expires: row[9], vary: row[10], contentType: row[11], sha256: row[12], size: row[13],
+            blobModified: row[14], responseTime: row[15], fetchedAt: row[16], validatedAt: row[17], lastUsed: row[18])
     }
 
-    package func encode(to container: inout PersistenceContainer) throws {
-        container["url"] = url
-        container["final_url"] = finalURL
-        // A URL holds no raw newline (it would not have parsed), so one separates them.
-        container["redirects"] = redirects.joined(separator: "\n")
-        container["status"] = status
-        container["etag"] = etag
-        container["last_modified"] = lastModified
-        container["date"] = date
-        container["age"] = age
-        container["cache_control"] = cacheControl
-        container["expires"] = expires
-        container["vary"] = vary
-        container["content_type"] = contentType
-        container["sha256"] = sha256
-        container["size"] = size
-        container["blob_modified"] = blobModified
-        container["response_time"] = responseTime
-        container["fetched_at"] = fetchedAt
-        container["validated_at"] = validatedAt
-        container["last_used"] = lastUsed
+    /// The values of ``columns``, in their order. A URL holds no raw newline (it would not have
+    /// parsed), so one separates the redirects.
+    var databaseArguments: StatementArguments {
+        [
+            url, finalURL, redirects.joined(separator: "\n"), status, etag, lastModified, date, age, cacheControl,
+            expires, vary, contentType, sha256, size, blobModified, responseTime, fetchedAt, validatedAt, lastUsed,
+        ]
     }
 }
