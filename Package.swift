@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -65,6 +66,7 @@ let package = Package(
                 "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging", "Markdown",
                 "Rendering",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -72,8 +74,11 @@ let package = Package(
             name: "Preview",
             dependencies: [
                 "GalleryCore", "GalleryBuild",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Everything `gallery.yml` says about a site, with the defaults of shared/DESIGN.md filled in.
+/// Everything `gallery.yml` says about a site, with the defaults filled in.
 ///
 /// Paths (`feed.url` when local, `description`, `output`, `cache`, `templates`) are kept as written,
 /// relative to the site folder; ``SiteLayout`` resolves them.
@@ -110,7 +110,7 @@ package struct FeedSettings: Sendable, Equatable {
     }
 }
 
-/// The feed shapes gallerygen reads (shared/feeds/ has an example of each).
+/// The feed shapes gallerygen reads (README.md, "Feeds", describes each).
 package enum FeedFormat: String, Sendable, CaseIterable {
     case auto, jsonplaceholder, itunes, jsonfeed, list, folder
 }

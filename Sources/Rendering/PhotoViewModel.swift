@@ -2,7 +2,7 @@ import Foundation
 import GalleryCore
 import Mustache
 
-/// The values of one photo tile, typed: the markup contract of shared/DESIGN.md (src, srcset,
+/// The values of one photo tile, typed: the theme's markup contract (src, srcset,
 /// sizes, width, height, alt, lazy or eager loading, placeholder style). Templates read them by
 /// name through `MustacheParent`, without reflection.
 struct PhotoViewModel: Sendable, MustacheParent, Encodable {

@@ -7,7 +7,7 @@ import Synchronization
     import Darwin
 #endif
 
-/// nginx on 127.0.0.1 as a remote cache (`dav_methods PUT`, as shared/TEST-PARTS.md says): the
+/// nginx on 127.0.0.1 as a remote cache (`dav_methods PUT; create_full_put_path on;`): the
 /// objects are files under ``store``, which a test can damage; the access log says which
 /// request got which answer. `failing` makes it answer every request with that status instead.
 public final class NginxStore: Sendable {
