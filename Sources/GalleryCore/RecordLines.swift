@@ -1,26 +1,9 @@
 import Foundation
 
-/// JSON written a record at a time: an array with one element per line, each encoded on its own
-/// (sorted keys, slashes as they are), so that a document of 100,000 records diffs line by line
-/// and is never one JSONEncoder tree in memory.
+/// JSON written a record at a time (the published manifest): an array with one element per line,
+/// each encoded on its own (sorted keys, slashes as they are), so that a document of 100,000
+/// records diffs line by line and is never one JSONEncoder tree in memory.
 package enum RecordLines {
-    /// `opening`, the elements of one array, one per line, the array's closing bracket and
-    /// `closing`, handed to `sink` a part of a few thousand elements at a time: the document (50 MB
-    /// for a cache index of 100,000 URLs) is never whole in memory. Each part is encoded on every
-    /// core (JSONEncoder takes about 20 µs a record).
-    package static func encode<Element: Encodable & Sendable>(
-        count: Int, element: @Sendable (Int) -> Element, opening: String, closing: String,
-        into sink: ([UInt8]) throws -> Void
-    ) throws {
-        try sink(Array(opening.utf8))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        try encodeElements(count: count, minimumPart: 1024, into: sink) { offset, bytes in
-            bytes += try encoder.encode(element(offset))
-        }
-        try sink(Array("\n]".utf8) + Array(closing.utf8))
-    }
-
     /// The elements `0..<count` of an array, a line each (the brackets are the caller's), handed
     /// to `sink` a part of 4,096 elements at a time; `element` appends the JSON of one, and each
     /// part's are made on every core (in pieces of at least `minimumPart`).
