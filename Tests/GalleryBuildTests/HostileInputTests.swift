@@ -286,4 +286,16 @@ import Testing
             #expect(!message.contains("/var/tmp") && !message.contains(NSTemporaryDirectory()), "\(message)")
         }
     }
+
+    /// A failure of the building machine (its cache, its disk) is grouped without the photo's
+    /// host: "5 photos failed (cache error at 127.0.0.1)" blamed a server that did nothing wrong.
+    @Test func failuresOfThisMachineAreNotGroupedUnderThePhotosHost() throws {
+        let photo = try #require(URL(string: "http://Photos.Example.org/a.jpg"))
+        #expect(FailureCause.host(of: photo, cause: "HTTP 404") == "photos.example.org")
+        #expect(FailureCause.host(of: photo, cause: "timed out") == "photos.example.org")
+        for cause in ["cache error", "cannot write thumbnails", "libvips failed to start"] {
+            #expect(FailureCause.host(of: photo, cause: cause) == nil, "\(cause)")
+        }
+        #expect(FailureCause.host(of: URL(fileURLWithPath: "/site/photos/a.jpg"), cause: "not an image") == nil)
+    }
 }

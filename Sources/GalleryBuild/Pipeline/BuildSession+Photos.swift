@@ -152,12 +152,9 @@ extension BuildSession {
         warnings: [String] = []
     ) -> PhotoOutcome {
         let name = displayName(of: photo.source)
-        // A failure of this machine (its cache, its disk) is not the photo host's: grouped
-        // without a host, so that the summary does not point at a server that did nothing wrong.
-        let isLocal = photo.source.isFileURL || FailureCause.isLocal(cause)
         let failure = BuildReport.Failure(
             index: photo.index, id: photo.id, url: name, stage: stage, cause: cause,
-            host: isLocal ? nil : photo.source.host?.lowercased(), message: "\(name): \(message)")
+            host: FailureCause.host(of: photo.source, cause: cause), message: "\(name): \(message)")
         events(.failed(failure))
         return .failed(failure, original: original, warnings: warnings)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Imaging
 import Loading
 
@@ -41,9 +42,13 @@ enum FailureCause {
         }
     }
 
-    /// Causes that lie on the building machine (its cache, its disk), whatever the photo's host.
-    static func isLocal(_ cause: String) -> Bool {
-        cause == "cache error" || cause == "cannot write thumbnails" || cause == "libvips failed to start"
+    /// The host a failure is grouped under: the photo's, unless the photo is a local file or the
+    /// cause lies on the building machine (its cache, its disk), which is not the host's doing.
+    static func host(of source: URL, cause: String) -> String? {
+        let isLocal =
+            source.isFileURL || cause == "cache error" || cause == "cannot write thumbnails"
+            || cause == "libvips failed to start"
+        return isLocal ? nil : source.host?.lowercased()
     }
 
     /// The error's own words, without the URL or path its description starts with (the report
