@@ -101,13 +101,16 @@ package final class BuildStore: Sendable {
         if !current {
             try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try Self.migrator.migrate(database)
-            try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         }
         try database.read { db in
             let result = try String.fetchOne(db, sql: "PRAGMA quick_check") ?? ""
             if result != "ok" { throw DamagedStore(detail: result) }
         }
         self.init(database: database, file: file)
+        if !current {
+            hasUncheckpointedWrites.store(true, ordering: .relaxed)
+            try checkpoint()
+        }
     }
 
     private struct NewerStore: Error {}

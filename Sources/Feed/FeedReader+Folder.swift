@@ -21,14 +21,14 @@ extension FeedReader {
     ///   request cannot publish a file of the build machine by adding a link. Nil follows every
     ///   link (`follow_symlinks: true`).
     package func document(fromFolder folder: URL, allowedRoots: [URL]? = nil) throws(FeedError) -> FeedDocument {
-        var walk = FolderWalk(roots: allowedRoots.map { $0.map { $0.resolvingSymlinksInPath().path } })
+        var walk = FolderWalk(roots: allowedRoots)
         try collect(folder: folder, path: [], depth: 0, walk: &walk, isRoot: true)
         return FeedDocument(photos: walk.photos, skipped: walk.skipped)
     }
 
     private struct FolderWalk {
-        /// Resolved paths of the allowed roots; nil when links go anywhere.
-        let roots: [String]?
+        /// The folders links may lead into; nil when they go anywhere.
+        let roots: [URL]?
         var photos: [Photo] = []
         var skipped: [FeedIssue] = []
         var visited: Set<String> = []
@@ -39,11 +39,7 @@ extension FeedReader {
 
         /// Whether `url` (a link, or reached through one) resolves inside an allowed root.
         func isAllowed(_ url: URL) -> Bool {
-            guard let roots else { return true }
-            let resolved = url.resolvingSymlinksInPath().path
-            return roots.contains { root in
-                resolved == root || resolved.hasPrefix(root.hasSuffix("/") ? root : root + "/")
-            }
+            roots?.contains { url.isInside($0) } ?? true
         }
     }
 

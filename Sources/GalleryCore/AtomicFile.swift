@@ -21,9 +21,7 @@ package enum AtomicFile {
         let prefix = ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-"
         let room = 255 - prefix.utf8.count
         guard name.utf8.count > room else { return prefix + name }
-        var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { fnv = (fnv ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        let hash = String(fnv, radix: 16)
+        let hash = String(fnv1a64(name), radix: 16)
         var kept = Substring(name)
         while kept.utf8.count > room - hash.count - 1 { kept = kept.dropLast() }
         return prefix + kept + "-" + hash

@@ -26,6 +26,11 @@ package enum PlainFile {
 
     /// Opens `url` for reading: a file descriptor of a plain file, or a failure.
     package static func open(_ url: URL) throws(Failure) -> Int32 {
+        try openWithSize(url).descriptor
+    }
+
+    /// ``open(_:)``, and the file's size as the same `fstat(2)` found it.
+    private static func openWithSize(_ url: URL) throws(Failure) -> (descriptor: Int32, size: Int64) {
         let descriptor = openNonBlocking(url.path)
         guard descriptor >= 0 else {
             let code = errno
@@ -43,17 +48,16 @@ package enum PlainFile {
         // expect a blocking descriptor.
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
-        return descriptor
+        return (descriptor, Int64(info.st_size))
     }
 
     /// The whole of the plain file `url`, at most `limit` bytes.
     package static func read(_ url: URL, limit: Int64 = .max) throws(Failure) -> Data {
-        let descriptor = try open(url)
+        let (descriptor, size) = try openWithSize(url)
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var info = stat()
-        if fstat(descriptor, &info) == 0, Int64(info.st_size) > limit {
+        if size > limit {
             throw Failure(
-                kind: .tooLarge(limit: limit), description: "is \(info.st_size) bytes, more than the \(limit) allowed")
+                kind: .tooLarge(limit: limit), description: "is \(size) bytes, more than the \(limit) allowed")
         }
         do {
             // Read to the end, not to the size stat gave: a file that grows is read at most a

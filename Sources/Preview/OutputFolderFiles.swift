@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 import Hummingbird
 import Logging
 import NIOPosix
@@ -11,20 +12,18 @@ struct OutputFolderFiles: FileProvider {
     typealias FileIdentifier = LocalFileSystem.FileIdentifier
 
     private let files: LocalFileSystem
-    private let realRoot: String
+    private let root: URL
 
     init(root: URL, logger: Logger) {
         files = LocalFileSystem(rootFolder: root.path, threadPool: .singleton, logger: logger)
-        let real = root.resolvingSymlinksInPath().standardizedFileURL.path
-        realRoot = real.hasSuffix("/") ? real : real + "/"
+        self.root = root
     }
 
     func getFileIdentifier(_ path: String) -> FileIdentifier? {
         guard !path.contains("\0"), !path.contains("\\"), let identifier = files.getFileIdentifier(path) else {
             return nil
         }
-        let real = URL(fileURLWithPath: identifier).resolvingSymlinksInPath().standardizedFileURL.path
-        guard (real + "/").hasPrefix(realRoot) else { return nil }
+        guard URL(fileURLWithPath: identifier).isInside(root) else { return nil }
         return identifier
     }
 

@@ -72,12 +72,7 @@ enum PhotoSlugs {
 
     /// 8 hex digits of FNV-1a (64 bits): the same on every machine and every run.
     static func hexHash(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash >> 32, radix: 16)
+        let hex = String(fnv1a64(text) >> 32, radix: 16)
         return String(repeating: "0", count: 8 - hex.count) + hex
     }
 }

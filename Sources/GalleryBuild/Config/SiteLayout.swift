@@ -55,19 +55,19 @@ package struct SiteLayout: Sendable {
         // A build reads the feed folder and writes the output: one inside the other would read
         // the last build's thumbnails as photos. The cache inside the output would be published,
         // and swept as a file of no build.
-        if case .folder(let folder) = feed, Self.isInside(outputDirectory, folder) {
+        if case .folder(let folder) = feed, outputDirectory.isInside(folder) {
             throw ConfigError(
                 file: ConfigLoader.fileName, location: nil,
                 "the output folder \(outputDirectory.path) is inside the feed folder \(folder.path); "
                     + "set `output:` to a folder outside it")
         }
-        if Self.isInside(cacheDirectory, outputDirectory) {
+        if cacheDirectory.isInside(outputDirectory) {
             throw ConfigError(
                 file: ConfigLoader.fileName, location: nil,
                 "the cache folder \(cacheDirectory.path) is inside the output folder \(outputDirectory.path), "
                     + "which is published; set `cache:` to a folder outside it")
         }
-        if Self.isInside(outputDirectory, cacheDirectory) {
+        if outputDirectory.isInside(cacheDirectory) {
             throw ConfigError(
                 file: ConfigLoader.fileName, location: nil,
                 "the output folder \(outputDirectory.path) is inside the cache folder \(cacheDirectory.path); "
@@ -107,24 +107,5 @@ package struct SiteLayout: Sendable {
                 of: path, with: name.isEmpty ? "the site folder" : String(name.dropLast(3)))
         }
         return text
-    }
-
-    /// Whether `inner` is `outer` or a folder under it (links resolved).
-    static func isInside(_ inner: URL, _ outer: URL) -> Bool {
-        func resolved(_ url: URL) -> String {
-            // The folder may not exist yet: resolve what does.
-            var existing = url.standardizedFileURL
-            var rest: [String] = []
-            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
-                rest.insert(existing.lastPathComponent, at: 0)
-                existing.deleteLastPathComponent()
-            }
-            var path = existing.resolvingSymlinksInPath().path
-            for component in rest { path += (path.hasSuffix("/") ? "" : "/") + component }
-            return path
-        }
-        let innerPath = resolved(inner)
-        let outerPath = resolved(outer)
-        return innerPath == outerPath || innerPath.hasPrefix(outerPath.hasSuffix("/") ? outerPath : outerPath + "/")
     }
 }

@@ -27,7 +27,7 @@ struct BuildSession: Sendable {
     let remoteWarning: String?
     /// The site's secret (`GALLERYGEN_REMOTE_CACHE_KEY`): the manifest's records are signed with
     /// it, and a seeded build takes only records it signed.
-    let signingKey: SigningKey?
+    var signingKey: SigningKey? { options.signingKey }
 
     /// `--remote-cache` or `remote_cache:`, unless --offline (which asks nobody).
     static func remoteLocation(options: BuildOptions, config: SiteConfig) -> String? {
@@ -74,10 +74,8 @@ struct BuildSession: Sendable {
         self.http = environment.http
         self.loader = environment.loader
         let perHost = options.perHost ?? config.perHost
-        let signingKey = options.signingKey
-        self.signingKey = signingKey
         self.seed = (options.offline ? nil : options.seed ?? config.seed).flatMap(URL.init(string:)).map {
-            SiteSeed(base: $0, client: resources.client, concurrency: perHost, signingKey: signingKey)
+            SiteSeed(base: $0, client: resources.client, concurrency: perHost, signingKey: options.signingKey)
         }
         do {
             let processor = try ImageProcessor(

@@ -115,19 +115,21 @@ package final class DiskCache: Sendable {
     /// Writes the records that changed since they were read or last written (and removes those
     /// that went), in one transaction; nothing when none did.
     package func persist() throws {
-        let change: (changed: [CacheRecord], removed: [String], all: Bool)? = state.withLock { state in
-            state.statusAtOpen = [:]
-            guard state.records != state.persisted else { return nil }
-            let before = state.persisted ?? [:]
-            let everything = state.persisted == nil
-            // Not known to be in the store until written.
-            state.persisted = nil
-            let changed = state.records.values.filter { everything || before[$0.url] != $0 }
-            let removed = before.keys.filter { state.records[$0] == nil }
-            return (changed, removed, everything)
-        }
+        // What is written is taken with the records it is measured against, under one lock: a
+        // record stored while the write runs stays unwritten, and is found by the next persist.
+        let change: (records: [String: CacheRecord], changed: [CacheRecord], removed: [String], all: Bool)? =
+            state.withLock { state in
+                state.statusAtOpen = [:]
+                guard state.records != state.persisted else { return nil }
+                let before = state.persisted ?? [:]
+                let everything = state.persisted == nil
+                // Not known to be in the store until written.
+                state.persisted = nil
+                let changed = state.records.values.filter { everything || before[$0.url] != $0 }
+                let removed = before.keys.filter { state.records[$0] == nil }
+                return (state.records, changed, removed, everything)
+            }
         guard let change else { return }
-        let records = state.withLock { $0.records }
         do {
             try store.save(urlRecords: change.changed, removing: change.removed, replacingAll: change.all)
         } catch {
@@ -135,7 +137,7 @@ package final class DiskCache: Sendable {
                 .cache, url: store.file?.path ?? "the cache's store", "cannot write the URL records",
                 underlying: error as NSError)
         }
-        state.withLock { $0.persisted = records }
+        state.withLock { $0.persisted = change.records }
     }
 
     // MARK: Blobs
