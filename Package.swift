@@ -63,8 +63,8 @@ let package = Package(
         .target(
             name: "GalleryBuild",
             dependencies: [
-                "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging", "Markdown",
-                "Rendering",
+                "BuildStore", "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging",
+                "Markdown", "Rendering",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
@@ -125,7 +125,8 @@ let package = Package(
             exclude: ["Golden"]  // read from the source tree by path, re-recorded in place
         ),
         .testTarget(
-            name: "GalleryBuildTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
+            name: "GalleryBuildTests",
+            dependencies: ["BuildStore", "GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"],
             exclude: ["Fixtures"]  // read from the source tree by path

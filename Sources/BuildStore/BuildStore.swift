@@ -4,8 +4,9 @@ import GalleryCore
 import Synchronization
 
 /// What a build remembers between runs, in one SQLite database (`CACHE/v1/store.sqlite`): the
-/// URL records the loader revalidates with (``CacheRecord``), and the schema's place for what the
-/// next stages will keep. Blobs and thumbnails stay files named by their hash beside it.
+/// URL records the loader revalidates with (``CacheRecord``), the pages and thumbnails the last
+/// build left in its output folder (``PageRecord``), and the schema's place for what the next
+/// stages will keep. Blobs and thumbnails stay files named by their hash beside it.
 ///
 /// A build reads the records once, when the cache is opened, and writes only the rows that
 /// changed, in one transaction, when it ends (a build that changed nothing writes nothing). The
@@ -166,6 +167,23 @@ package final class BuildStore: Sendable {
                 table.column("metadata", .blob).notNull()
             }
         }
+        migrator.registerMigration("v2: rendered pages") { db in
+            // The output folder the pages were written to, and what they were all made from.
+            try db.create(table: "rendered_site") { table in
+                table.primaryKey("id", .integer).check { $0 == 1 }
+                table.column("output", .text).notNull()
+                for word in 0..<4 { table.column("sources\(word)", .integer).notNull() }
+            }
+            // A fingerprint is four 64-bit words, kept as integers: read by position, 100,000
+            // rows at the start of every build, they cost no allocation each.
+            try db.create(table: "rendered_page", options: [.withoutRowID]) { table in
+                table.primaryKey("path", .text)
+                for word in 0..<4 { table.column("fingerprint\(word)", .integer).notNull() }
+                table.column("size", .integer).notNull()
+                table.column("modified", .integer).notNull()
+                table.column("inode", .integer).notNull()
+            }
+        }
         return migrator
     }()
 
@@ -198,6 +216,77 @@ package final class BuildStore: Sendable {
         }
         hasUncheckpointedWrites.store(true, ordering: .relaxed)
         try checkpoint()
+    }
+
+    // MARK: Rendered pages
+
+    /// The pages and thumbnails the last build left in its output folder: that folder's path,
+    /// what the pages were made from, and a record per file by its path in the folder; nil when
+    /// no build recorded any.
+    package func renderedPages() throws -> RenderedPages? {
+        try database.read { db in
+            guard
+                let site = try Row.fetchOne(
+                    db, sql: "SELECT output, sources0, sources1, sources2, sources3 FROM rendered_site")
+            else { return nil }
+            var pages: [String: PageRecord] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT path, fingerprint0, fingerprint1, fingerprint2, fingerprint3, size, modified, inode "
+                    + "FROM rendered_page")
+            while let row = try rows.next() {
+                pages[row[0]] = PageRecord(
+                    fingerprint: Self.fingerprint(row, from: 1), size: row[5], modified: row[6],
+                    inode: UInt64(bitPattern: row[7]))
+            }
+            return RenderedPages(output: site[0], sources: Self.fingerprint(site, from: 1), pages: pages)
+        }
+    }
+
+    /// Records what a build left in its output folder: the rows of `changed` written, those of
+    /// `removed` deleted, in one transaction with the folder and the sources; with
+    /// `replacingAll`, every other row goes.
+    package func saveRenderedPages(
+        output: String, sources: PageFingerprint, changed: [(path: String, record: PageRecord)], removed: [String],
+        replacingAll: Bool
+    ) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO rendered_site (id, output, sources0, sources1, sources2, sources3) "
+                    + "VALUES (1, ?, ?, ?, ?, ?)",
+                arguments: StatementArguments([output] + Self.arguments(sources)))
+            if replacingAll { try db.execute(sql: "DELETE FROM rendered_page") }
+            let upsert = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO rendered_page (path, fingerprint0, fingerprint1, fingerprint2, "
+                    + "fingerprint3, size, modified, inode) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            for (path, record) in changed {
+                try upsert.execute(
+                    arguments: StatementArguments(
+                        [path] + Self.arguments(record.fingerprint)
+                            + [record.size, record.modified, Int64(bitPattern: record.inode)]))
+            }
+            let delete = try db.cachedStatement(sql: "DELETE FROM rendered_page WHERE path = ?")
+            for path in removed { try delete.execute(arguments: [path]) }
+        }
+        hasUncheckpointedWrites.store(true, ordering: .relaxed)
+        try checkpoint()
+    }
+
+    /// What the last build left in its output folder (``renderedPages()``).
+    package struct RenderedPages: Sendable {
+        package var output: String
+        package var sources: PageFingerprint
+        package var pages: [String: PageRecord]
+    }
+
+    private static func fingerprint(_ row: Row, from column: Int) -> PageFingerprint {
+        func word(_ index: Int) -> UInt64 { UInt64(bitPattern: row[column + index]) }
+        return PageFingerprint(words: (word(0), word(1), word(2), word(3)))
+    }
+
+    private static func arguments(_ fingerprint: PageFingerprint) -> [(any DatabaseValueConvertible)?] {
+        let words = fingerprint.words
+        return [words.0, words.1, words.2, words.3].map { Int64(bitPattern: $0) }
     }
 
     /// Folds the write-ahead log into the database file, so the folder holds one consistent file.

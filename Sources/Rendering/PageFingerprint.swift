@@ -2,92 +2,13 @@ import Crypto
 import Foundation
 import GalleryCore
 
-/// What a page is made from, as a SHA-256: its template set, its path and every stored value of
-/// its view model. Two renders with the same fingerprint write the same bytes, so a rebuild that
-/// finds the page on disk as the previous build left it (``SiteRenderer/PageReuse``) need not
-/// render it again.
-///
-/// The values are read through the view model's synthesized `Encodable` conformance, so that a
-/// field added to a view model is part of the fingerprint without anyone remembering to add it.
-package struct PageFingerprint: Hashable, Sendable, CustomStringConvertible {
-    package var words: (UInt64, UInt64, UInt64, UInt64)
-
-    package init(words: (UInt64, UInt64, UInt64, UInt64)) {
-        self.words = words
-    }
-
-    /// The fingerprint written as `text` (64 lower-case hex digits, as a SHA-256 in hex is).
-    package init?(hexText text: String) {
-        var utf8 = Array(text.utf8)
-        guard
-            let value = utf8.withUnsafeMutableBufferPointer({ buffer in
-                PageFingerprint(hex: UnsafeBufferPointer(buffer)[...])
-            })
-        else { return nil }
-        self = value
-    }
-
-    /// The 64 lower-case hex digits of `description`; nil for anything else.
-    package init?(hex: Slice<UnsafeBufferPointer<UInt8>>) {
-        guard hex.count == 64 else { return nil }
-        var values: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var index = hex.startIndex
-        for word in 0..<4 {
-            var value: UInt64 = 0
-            for _ in 0..<16 {
-                let byte = hex[index]
-                index += 1
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-                default: return nil
-                }
-                value = value << 4 | UInt64(digit)
-            }
-            switch word {
-            case 0: values.0 = value
-            case 1: values.1 = value
-            case 2: values.2 = value
-            default: values.3 = value
-            }
-        }
-        words = values
-    }
-
+extension PageFingerprint {
     init(digest: SHA256.Digest) {
         var values: [UInt64] = [0, 0, 0, 0]
         for (offset, byte) in digest.enumerated() {
             values[offset / 8] = values[offset / 8] << 8 | UInt64(byte)
         }
-        words = (values[0], values[1], values[2], values[3])
-    }
-
-    /// The 64 hex digits of ``description``, appended to `bytes`.
-    package func appendHex(to bytes: inout [UInt8]) {
-        for word in [words.0, words.1, words.2, words.3] {
-            for shift in stride(from: 60, through: 0, by: -4) {
-                let digit = UInt8((word >> UInt64(shift)) & 0xF)
-                bytes.append(digit < 10 ? 0x30 + digit : 0x61 + digit - 10)
-            }
-        }
-    }
-
-    package var description: String {
-        var hex: [UInt8] = []
-        appendHex(to: &hex)
-        return String(decoding: hex, as: UTF8.self)
-    }
-
-    package static func == (a: Self, b: Self) -> Bool {
-        a.words == b.words
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(words.0)
-        hasher.combine(words.1)
-        hasher.combine(words.2)
-        hasher.combine(words.3)
+        self.init(words: (values[0], values[1], values[2], values[3]))
     }
 
     /// The fingerprint of `model` rendered with the templates `salt` stands for, at `path`.

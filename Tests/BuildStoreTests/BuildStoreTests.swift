@@ -47,6 +47,40 @@ import Testing
         again.store.close()
     }
 
+    @Test func renderedPagesReadBackWithTheirFolderAndSources() throws {
+        let folder = try TemporaryDirectory("store")
+        let file = folder.file("store.sqlite")
+        let store = BuildStore.open(at: file).store
+        #expect(try store.renderedPages() == nil)
+        // Words with the top bit set go through SQLite's signed integers and back.
+        let sources = PageFingerprint(words: (.max, 1, 0x8000_0000_0000_0000, 42))
+        func record(_ seed: UInt64) -> PageRecord {
+            PageRecord(
+                fingerprint: PageFingerprint(words: (seed, ~seed, seed << 60, 7)), size: Int64(seed) * 100,
+                modified: 1_763_800_000_123_456_789 + Int64(seed), inode: .max - seed)
+        }
+        let pages = ["index.html": record(1), "photos/a b é.html": record(2), "thumbs/x.avif": record(3)]
+        try store.saveRenderedPages(
+            output: "/site/public", sources: sources, changed: pages.map { ($0.key, $0.value) }, removed: [],
+            replacingAll: true)
+        store.close()
+
+        let again = BuildStore.open(at: file).store
+        let stored = try #require(try again.renderedPages())
+        #expect(stored.output == "/site/public" && stored.sources == sources)
+        #expect(stored.pages == pages)
+        // Only what changed is written; what went is removed; another folder replaces all.
+        try again.saveRenderedPages(
+            output: "/site/public", sources: sources, changed: [("index.html", record(9))],
+            removed: ["thumbs/x.avif"], replacingAll: false)
+        #expect(try again.renderedPages()?.pages == ["index.html": record(9), "photos/a b é.html": record(2)])
+        try again.saveRenderedPages(
+            output: "/elsewhere", sources: sources, changed: [("a.html", record(4))], removed: [], replacingAll: true)
+        #expect(try again.renderedPages()?.pages == ["a.html": record(4)])
+        #expect(try again.renderedPages()?.output == "/elsewhere")
+        again.close()
+    }
+
     /// A file that is not a database, one cut short, one from a newer gallerygen: each is said in
     /// a sentence, and the build gets a store that works; one locked by another program is read,
     /// and written once the lock is gone.

@@ -1,3 +1,4 @@
+import BuildStore
 import Foundation
 import GalleryCore
 import Rendering
@@ -130,55 +131,85 @@ import Testing
         #expect(settled.counts.pagesRendered == 0 && settled.counts.pagesUnchanged == 4)
     }
 
-    @Test func aDamagedOrForeignRecordOnlyCostsARender() async throws {
+    @Test func aWrongForeignOrDamagedRecordOnlyCostsARender() async throws {
         let site = try FixtureSite(count: 3)
         _ = try await build(site)
         let before = try bytes(site)
-        let record = site.folder.file(".gallerygen-cache/\(RenderedPages.fileName)")
-        let text = try String(contentsOf: record, encoding: .utf8)
-        let recorded = text.split(separator: "\n")
+        let file = site.folder.file(".gallerygen-cache/v1/\(BuildStore.fileName)")
+        func withStore<T>(_ body: (BuildStore) throws -> T) rethrows -> T {
+            let store = BuildStore.open(at: file).store
+            defer { store.close() }
+            return try body(store)
+        }
+        let record = try #require(try withStore { try $0.renderedPages() })
+        #expect(record.output == site.folder.file("public").standardizedFileURL.path)
         #expect(
-            recorded.count == 1 + 4 + 6 && recorded.filter { $0.hasSuffix(".html") }.count == 4,
-            "a header, a line per page and a line per thumbnail (3 photos, 2 widths):\n\(text)")
-
-        // Cut short by a crash: no line of it is trusted.
-        try Data(text.utf8.dropLast(30)).write(to: record)
-        var report = try await build(site)
-        #expect(report.counts.pagesRendered == 4 && report.counts.pagesUnchanged == 0, "\(report.counts)")
-        #expect(try bytes(site) == before)
+            record.pages.count == 4 + 6 && record.pages.keys.filter { $0.hasSuffix(".html") }.count == 4,
+            "a row per page and a row per thumbnail (3 photos, 2 widths): \(record.pages.keys.sorted())")
 
         // A fingerprint that is not its page's, under the sources this build has: the pages in
         // place were made from these very sources, so none is even built to be compared.
-        let lines = try String(contentsOf: record, encoding: .utf8).split(
-            separator: "\n", omittingEmptySubsequences: false
-        ).map(String.init)
-        let zeros = String(repeating: "0", count: 64)
-        var wrong = lines
-        wrong[1] = zeros + lines[1].dropFirst(64)
-        try wrong.joined(separator: "\n").write(to: record, atomically: true, encoding: .utf8)
-        report = try await build(site)
+        let page = try #require(record.pages.keys.first { $0.hasPrefix("photos/") })
+        var wrong = try #require(record.pages[page])
+        wrong.fingerprint = PageFingerprint(words: (0, 0, 0, 0))
+        try withStore { store in
+            try store.saveRenderedPages(
+                output: record.output, sources: record.sources, changed: [(page, wrong)], removed: [],
+                replacingAll: false)
+        }
+        var report = try await build(site)
         #expect(report.counts.pagesRendered == 0 && report.counts.pagesUnchanged == 4, "\(report.counts)")
         #expect(try bytes(site) == before)
 
         // The same under other sources (the feed changed since): every page is built and
         // compared, and that one rendered.
-        let header = "gallerygen rendered-pages 2\t"
-        #expect(lines[0].hasPrefix(header))
-        wrong[0] = header + zeros + lines[0].dropFirst(header.count + 64)
-        try wrong.joined(separator: "\n").write(to: record, atomically: true, encoding: .utf8)
+        try withStore { store in
+            try store.saveRenderedPages(
+                output: record.output, sources: PageFingerprint(words: (0, 0, 0, 0)), changed: [(page, wrong)],
+                removed: [], replacingAll: false)
+        }
         report = try await build(site)
         #expect(report.counts.pagesRendered == 1 && report.counts.pagesUnchanged == 3, "\(report.counts)")
         #expect(try bytes(site) == before)
 
-        // Garbage, and a record of another output folder.
-        try Data("not a record\n".utf8).write(to: record)
-        report = try await build(site)
-        #expect(report.counts.pagesRendered == 4)
+        // A build into another folder: its record replaces this folder's.
         let elsewhere = try await build(site, output: "elsewhere")
         #expect(elsewhere.counts.pagesRendered == 4)
         report = try await build(site)
-        #expect(report.counts.pagesRendered == 4, "the record now describes `elsewhere`")
+        #expect(report.counts.pagesRendered == 4, "the record described `elsewhere`")
         #expect(try bytes(site) == before)
+
+        // A store that is garbage: set aside with a warning, and every page rendered.
+        try Data("not a database, not at all".utf8).write(to: file)
+        report = try await build(site)
+        #expect(report.counts.pagesRendered == 4 && report.counts.pagesUnchanged == 0, "\(report.counts)")
+        #expect(report.warnings.contains { $0.contains("not a gallerygen store") }, "\(report.warnings)")
+        #expect(try bytes(site) == before)
+        report = try await build(site)
+        #expect(report.counts.pagesRendered == 0 && report.counts.pagesUnchanged == 4, "\(report.counts)")
+    }
+
+    @Test func aNoChangeRebuildWritesNothingToTheStore() async throws {
+        let site = try FixtureSite(count: 3)
+        _ = try await build(site)
+        _ = try await build(site)
+        let folder = site.folder.file(".gallerygen-cache/v1")
+        let names = [BuildStore.fileName, BuildStore.fileName + "-wal"]
+        let stamps = names.map {
+            FileStatus(folder.appendingPathComponent($0)).map { [$0.size, $0.modifiedNanoseconds] }
+        }
+        #expect(stamps[0] != nil)
+        // The text record of before the store is let go of (it only saved renders).
+        let legacy = site.folder.file(".gallerygen-cache/rendered-pages")
+        try Data("gallerygen rendered-pages 2\t\n".utf8).write(to: legacy)
+
+        let report = try await build(site)
+
+        #expect(report.counts.pagesRendered == 0 && report.counts.pagesUnchanged == 4)
+        #expect(
+            names.map { FileStatus(folder.appendingPathComponent($0)).map { [$0.size, $0.modifiedNanoseconds] } }
+                == stamps)
+        #expect(!FileManager.default.fileExists(atPath: legacy.path))
     }
 
     @Test func anAlbumNamedLikeAnothersSecondPageGetsANameOfItsOwn() async throws {

@@ -47,16 +47,14 @@ import Testing
 
     @Test func theHexFormReadsBack() {
         let print = fingerprint(navigation(previous: nil, next: nil))
-        let hex = Array(print.description.utf8)
-        #expect(hex.count == 64)
-        hex.withUnsafeBufferPointer { buffer in
-            #expect(PageFingerprint(hex: buffer[...]) == print)
-            #expect(PageFingerprint(hex: buffer[1...]) == nil)
-        }
-        let upper = Array(print.description.uppercased().utf8)
-        upper.withUnsafeBufferPointer { buffer in
-            #expect(print.description.contains(where: \.isLetter) == (PageFingerprint(hex: buffer[...]) == nil))
-        }
+        let hex = print.description
+        #expect(hex.utf8.count == 64)
+        #expect(PageFingerprint(hexText: hex) == print)
+        #expect(PageFingerprint(hexText: String(hex.dropFirst())) == nil)
+        #expect(hex.contains(where: \.isLetter) == (PageFingerprint(hexText: hex.uppercased()) == nil))
+        #expect(PageFingerprint(hexText: String(repeating: "0", count: 63) + "g") == nil)
+        #expect(
+            PageFingerprint(hexText: String(repeating: "0", count: 63) + "1") == PageFingerprint(words: (0, 0, 0, 1)))
     }
 
     @Test func theSourcesCoverEveryItemAndEverySetting() async throws {

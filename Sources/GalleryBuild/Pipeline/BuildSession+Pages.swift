@@ -25,11 +25,6 @@ extension BuildSession {
         var record: RenderedPages
     }
 
-    /// The record of the pages the last build left in the output folder.
-    var renderedPagesFile: URL {
-        layout.cacheDirectory.appendingPathComponent(RenderedPages.fileName)
-    }
-
     /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
     /// holds all its pages). A grid or photo page found in place as this build would write it
     /// (``RenderedPages``) is not rendered again.
@@ -62,7 +57,7 @@ extension BuildSession {
                 sourceName: displayName(of: photo.source))
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
-        let previous = RenderedPages.load(from: renderedPagesFile, outputDirectory: layout.outputDirectory)
+        let previous = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
         var site = RenderedSite(record: previous)
         do {
             func stage(_ files: [RenderedFile]) throws {

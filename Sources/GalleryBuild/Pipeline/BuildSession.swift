@@ -244,8 +244,10 @@ struct BuildSession: Sendable {
             if let sources = site.sources {
                 try? site.record.save(
                     rendered: site.rendered + thumbnails.checked, kept: site.kept + thumbnails.kept, sources: sources,
-                    to: renderedPagesFile)
+                    to: cache.buildStore)
             }
+            try? FileManager.default.removeItem(
+                at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))
             return written
         }
         report.counts.pagesRendered = site.rendered.count

@@ -19,6 +19,8 @@ package final class DiskCache: Sendable {
     let temporary: URL
     package let renditions: URL
     private let store: BuildStore
+    /// The build store the records are kept in, for the other stages' records.
+    package var buildStore: BuildStore { store }
     /// Why the store on disk could not be used, when it could not (a warning for the report).
     package let storeProblem: String?
     private let lock: CacheLock
