@@ -24,7 +24,7 @@ package final class BuildStore: Sendable {
     /// The store's file in the cache's `v1` folder.
     package static let fileName = "store.sqlite"
 
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     /// Whether the log holds writes not yet folded into the file (a checkpoint of nothing still
     /// touches the file, which a build that changed nothing must not).
     private let hasUncheckpointedWrites = Atomic<Bool>(false)
@@ -91,6 +91,10 @@ package final class BuildStore: Sendable {
         // WAL is set once, when the store is made (it is kept in the file): GRDB's `.wal` setting
         // writes to the file on every open, which a build that changes nothing must not.
         configuration.label = "gallerygen.store"
+        // In WAL mode, NORMAL syncs at checkpoints, not at every commit: a thumbnail set is
+        // recorded as it is made, and a process killed keeps every commit (a power cut may lose
+        // the last ones, never the file's consistency).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let database = try DatabaseQueue(path: file.path, configuration: configuration)
         let current = try database.read { db in
             // Reading the schema finds a file that is not a database, or one cut short.
@@ -109,7 +113,7 @@ package final class BuildStore: Sendable {
         }
         self.init(database: database, file: file)
         if !current {
-            hasUncheckpointedWrites.store(true, ordering: .relaxed)
+            markWritten()
             try checkpoint()
         }
     }
@@ -184,6 +188,35 @@ package final class BuildStore: Sendable {
                 table.column("inode", .integer).notNull()
             }
         }
+        migrator.registerMigration("v3: rendition sets") { db in
+            // A thumbnail set by its key (the original's hash and the recipe): the image's size,
+            // placeholder and camera details, and when a build last used it (for eviction).
+            try db.create(table: "rendition_set", options: [.withoutRowID]) { table in
+                table.primaryKey("key", .text)
+                table.column("width", .integer).notNull()
+                table.column("height", .integer).notNull()
+                table.column("placeholder_color", .text).notNull()
+                table.column("placeholder_uri", .text).notNull()
+                table.column("transparent", .boolean).notNull()
+                for column in RenditionSetRecord.cameraColumns { table.column(column, .text) }
+                table.column("last_used", .double).notNull()
+            }
+            // Its files, in the set's order, each with its hash and the stamp (modification time
+            // to the nanosecond, inode) the file had when the hash was taken.
+            try db.create(table: "rendition", options: [.withoutRowID]) { table in
+                table.column("set_key", .text).notNull().references("rendition_set", onDelete: .cascade)
+                table.column("position", .integer).notNull()
+                table.column("format", .text).notNull()
+                table.column("width", .integer).notNull()
+                table.column("height", .integer).notNull()
+                table.column("path", .text).notNull()
+                table.column("bytes", .integer).notNull()
+                table.column("sha256", .text)
+                table.column("stamp_modified", .integer)
+                table.column("stamp_inode", .integer)
+                table.primaryKey(["set_key", "position"])
+            }
+        }
         return migrator
     }()
 
@@ -214,7 +247,7 @@ package final class BuildStore: Sendable {
             for record in changed { try upsert.execute(arguments: record.databaseArguments) }
             for url in removed { _ = try CacheRecord.deleteOne(db, key: url) }
         }
-        hasUncheckpointedWrites.store(true, ordering: .relaxed)
+        markWritten()
         try checkpoint()
     }
 
@@ -268,7 +301,7 @@ package final class BuildStore: Sendable {
             let delete = try db.cachedStatement(sql: "DELETE FROM rendered_page WHERE path = ?")
             for path in removed { try delete.execute(arguments: [path]) }
         }
-        hasUncheckpointedWrites.store(true, ordering: .relaxed)
+        markWritten()
         try checkpoint()
     }
 
@@ -287,6 +320,11 @@ package final class BuildStore: Sendable {
     private static func arguments(_ fingerprint: PageFingerprint) -> [(any DatabaseValueConvertible)?] {
         let words = fingerprint.words
         return [words.0, words.1, words.2, words.3].map { Int64(bitPattern: $0) }
+    }
+
+    /// Notes that the log holds writes for the next ``checkpoint()``.
+    func markWritten() {
+        hasUncheckpointedWrites.store(true, ordering: .relaxed)
     }
 
     /// Folds the write-ahead log into the database file, so the folder holds one consistent file.

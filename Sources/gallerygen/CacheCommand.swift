@@ -23,6 +23,9 @@ struct CacheCommand: AsyncParsableCommand {
                 print("urls: \(info.records)")
                 print("originals: \(info.blobCount) files, \(BuildReport.formatBytes(info.blobBytes))")
                 print("thumbnail sets: \(info.renditionSets), \(BuildReport.formatBytes(info.renditionBytes))")
+                if let oldest = info.oldestUse {
+                    print("oldest use: \(oldest.formatted(.iso8601.year().month().day().dateSeparator(.dash)))")
+                }
                 print(
                     "total: \(BuildReport.formatBytes(info.totalBytes))"
                         + (limit.map { " of \(BuildReport.formatBytes($0)) (cache_limit)" } ?? " (no cache_limit)"))

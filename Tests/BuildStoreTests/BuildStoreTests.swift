@@ -81,6 +81,66 @@ import Testing
         again.close()
     }
 
+    /// A store an earlier gallerygen wrote (the schema's first version) is upgraded in place on
+    /// opening: its records kept, the later tables added, no problem said.
+    @Test func aStoreOfAnEarlierVersionIsUpgradedWithItsRecords() throws {
+        let folder = try TemporaryDirectory("store")
+        let file = folder.file("store.sqlite")
+        do {
+            let database = try DatabaseQueue(path: file.path)
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            try BuildStore.migrator.migrate(database, upTo: "v1: URL records")
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO url_record (\(CacheRecord.columns.joined(separator: ", "))) VALUES ("
+                        + Array(repeating: "?", count: CacheRecord.columns.count).joined(separator: ", ") + ")",
+                    arguments: Self.full.databaseArguments)
+            }
+            #expect(try database.read { db in try db.tableExists("rendition_set") } == false)
+            try database.close()
+        }
+        let opening = BuildStore.open(at: file)
+        #expect(opening.problem == nil)
+        #expect(try opening.store.urlRecords() == [Self.full])
+        #expect(try opening.store.renderedPages() == nil)
+        #expect(try opening.store.renditionSetSummaries().isEmpty)
+        opening.store.close()
+        #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"), "checkpointed into one file")
+    }
+
+    @Test func renditionSetsReadBackWholeAndGoWithTheirFiles() throws {
+        let store = BuildStore.inMemory()
+        let image = ProcessedImage(
+            width: 4000, height: 3000,
+            renditions: [
+                Rendition(
+                    format: .avif, width: 480, height: 360, path: "images/a-480.avif", byteCount: 1234, sha256: "ab"),
+                Rendition(format: .webp, width: 960, height: 720, path: "images/a-960.webp", byteCount: 5678),
+            ],
+            placeholder: Placeholder(color: "#102030", dataURI: "data:image/webp;base64,AAAA"), hasTransparency: true,
+            camera: CameraDetails(camera: "Canon EOS R5", iso: "ISO 400", taken: "2024-05-01 14:32"))
+        let record = RenditionSetRecord(
+            image: image, stamps: [FileStamp(modified: 1_763_800_000_123_456_789, inode: .max), nil],
+            lastUsed: 1_763_800_000.5)
+        try store.saveRenditionSets([("k1", record)])
+        #expect(try store.renditionSet(key: "k1") == record)
+        #expect(try store.renditionSet(key: "k2") == nil)
+        var bare = record
+        bare.image.camera = nil
+        bare.image.renditions.removeLast()
+        bare.stamps = [nil]
+        try store.saveRenditionSets([("k1", bare), ("k2", record)])
+        #expect(try store.renditionSet(key: "k1") == bare, "a set replaced keeps none of its old files")
+        try store.touchRenditionSets(["k2"], at: 1_800_000_000)
+        let summaries = try store.renditionSetSummaries().sorted { $0.key < $1.key }
+        #expect(summaries.map(\.key) == ["k1", "k2"])
+        #expect(summaries[1].fileNames == ["a-480.avif", "a-960.webp"] && summaries[1].bytes == 1234 + 5678)
+        #expect(summaries[1].lastUsed == 1_800_000_000)
+        try store.removeRenditionSets(["k1"])
+        #expect(try store.renditionSet(key: "k1") == nil)
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rendition") } == 2)
+    }
+
     /// A file that is not a database, one cut short, one from a newer gallerygen: each is said in
     /// a sentence, and the build gets a store that works; one locked by another program is read,
     /// and written once the lock is gone.

@@ -12,6 +12,8 @@ import Testing
         #expect(info.status == 0)
         #expect(info.standardOutput.contains("thumbnail sets: 3"))
         #expect(info.standardOutput.contains("(no cache_limit)"))
+        let today = Date().formatted(.iso8601.year().month().day().dateSeparator(.dash))
+        #expect(info.standardOutput.contains("oldest use: \(today)"), "\(info.standardOutput)")
 
         let prune = try CommandRun.gallerygen(["cache", "prune", site.url.path, "--to", "1B"])
         #expect(prune.status == 0 && prune.standardOutput.hasPrefix("removed "))

@@ -72,6 +72,13 @@ import Testing
         #expect(
             FileManager.default.fileExists(
                 atPath: site.appendingPathComponent(".gallerygen-cache/v1/store.sqlite").path))
+        // The thumbnail sets' records moved into the store, with their thumbnails' files kept.
+        let renditions = try FileManager.default.contentsOfDirectory(
+            atPath: site.appendingPathComponent(".gallerygen-cache/v1/renditions").path)
+        #expect(!renditions.contains { $0.hasSuffix(".json") }, "\(renditions)")
+        #expect(renditions.count == 4 * 2, "4 photos, 2 widths, 1 format: \(renditions)")
+        let info = try CommandRun.gallerygen(["cache", "info", site.path])
+        #expect(info.standardOutput.contains("thumbnail sets: 4"), "\(info.standardOutput)")
 
         // The site is the one this version writes from scratch.
         let clean = try FixtureSite(count: 0)

@@ -132,6 +132,7 @@ struct BuildSession: Sendable {
         }
         var cacheWarning: String?
         do {
+            try renditions.persistUses()
             try cache.persist()
             if let limit = config.cacheLimit, case .success = result {
                 let (_, remaining) = try cache.evict(toFit: limit)

@@ -1,15 +1,15 @@
+import BuildStore
 import Foundation
 import GalleryConcurrency
 import GalleryCore
-import GalleryJSON
 import Imaging
 import Loading
 import Synchronization
 
-/// The rendition half of the disk cache (`CACHE/v1/renditions/`): thumbnails named by the
-/// original's content and the recipe, plus one record per original listing them. An original
-/// already processed with this recipe, by any build, is not decoded again; identical bytes from
-/// different URLs are processed once.
+/// The rendition half of the disk cache: thumbnails in `CACHE/v1/renditions/`, named by the
+/// original's content and the recipe, and a record per set in the build store listing them
+/// (``RenditionSetRecord``). An original already processed with this recipe, by any build, is
+/// not decoded again; identical bytes from different URLs are processed once.
 final class RenditionStore: Sendable {
     let directory: URL
     let recipe: ImageRecipe
@@ -19,6 +19,9 @@ final class RenditionStore: Sendable {
     /// Sets found in the cache by this build, by key.
     private let known = Mutex<[String: ProcessedImage]>([:])
     private let cache: DiskCache
+    private let store: BuildStore
+    /// Sets used by this build whose last use the store has as over an hour ago.
+    private let staleUses = Mutex<[String]>([])
     /// The published site to take sets from before making them (`seed:`).
     private let seed: SiteSeed?
     /// The remote cache tier: asked before making a set, told of every set made.
@@ -40,6 +43,7 @@ final class RenditionStore: Sendable {
         quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil
     ) {
         self.cache = cache
+        self.store = cache.buildStore
         self.seed = seed
         self.remote = remote
         self.directory = cache.renditions
@@ -162,7 +166,7 @@ final class RenditionStore: Sendable {
     /// The key of `original`'s rendition set, marked as used by this build (never evicted by it).
     func usedSetKey(of original: Original) -> String {
         let key = String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
-        cache.markRenditionSetUsed("\(key).json")
+        cache.markRenditionSetUsed(key)
         return key
     }
 
@@ -170,36 +174,27 @@ final class RenditionStore: Sendable {
     func cachedOutcome(key: String) -> Outcome? {
         if let image = known.withLock({ $0[key] }) { return Outcome(image: image, wasProcessed: false) }
         guard let image = cachedImage(key: key) else { return nil }
-        // The record's mtime is its last use, for least-recently-used eviction; moved in steps
-        // of an hour, like the URL records' (plenty for LRU, and no write per use).
-        let record = recordURL(key: key)
-        let now = Date()
-        if let status = FileStatus(record), now.timeIntervalSince1970 - status.modified >= 3600 {
-            try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: record.path)
-        }
         remember(image, key: key)
         return Outcome(image: image, wasProcessed: false)
     }
 
-    private func recordURL(key: String) -> URL {
-        directory.appendingPathComponent("\(key).json")
+    /// Records the last use of the sets this build used, for least-recently-used eviction, in
+    /// steps of an hour, like the URL records' (plenty for LRU, and no write per use).
+    func persistUses() throws {
+        let keys = staleUses.withLock { keys in
+            defer { keys = [] }
+            return keys
+        }
+        try store.touchRenditionSets(keys, at: Date().timeIntervalSince1970)
     }
 
-    /// The set's record, written after the files it names, with their stamps (modification time
-    /// to the nanosecond and inode, as the files are now): a file whose stamp has moved since is
-    /// hashed before it is used again.
+    /// The set's record, written after the files it names, with their stamps as the files are
+    /// now: a file whose stamp has moved since is hashed before it is used again.
     func writeRecord(_ image: ProcessedImage, key: String) throws {
-        var data = try JSONEncoder().encode(image)
-        let stamps = image.renditions.map { FileStatus(file(of: $0)).map(Self.stamp) ?? "-" }
-        // The encoder's object ends with its `}`: the stamps join it as one more key.
-        guard data.last == UInt8(ascii: "}") else { return try AtomicFile.write(data, to: recordURL(key: key)) }
-        data.removeLast()
-        data.append(contentsOf: Array(",\"stamps\":\"\(stamps.joined(separator: " "))\"}".utf8))
-        try AtomicFile.write(data, to: recordURL(key: key))
-    }
-
-    private static func stamp(_ status: FileStatus) -> String {
-        "\(status.modifiedNanoseconds):\(status.inode)"
+        let stamps = image.renditions.map { FileStatus(file(of: $0)).map(FileStamp.init) }
+        try store.saveRenditionSets([
+            (key, RenditionSetRecord(image: image, stamps: stamps, lastUsed: Date().timeIntervalSince1970))
+        ])
     }
 
     /// A record whose every file is present with its recorded size, and with its recorded stamp
@@ -207,29 +202,27 @@ final class RenditionStore: Sendable {
     /// anything less is a miss, and the set is made again. A record from before renditions were
     /// hashed gets its hashes once, from its files.
     private func cachedImage(key: String) -> ProcessedImage? {
-        guard let data = FileManager.default.contents(atPath: recordURL(key: key).path),
-            let (decoded, recorded) = try? ProcessedImage.decodeRecord(data)
-        else { return nil }
-        var image = decoded
-        var stamps: [String] = []
+        guard let record = try? store.renditionSet(key: key) else { return nil }
+        var image = record.image
+        var stamps: [FileStamp] = []
         for rendition in image.renditions {
             guard let status = FileStatus(file(of: rendition)), status.isRegularFile,
                 status.size == rendition.byteCount
             else { return nil }
-            stamps.append(Self.stamp(status))
+            stamps.append(FileStamp(status))
         }
         if image.renditions.contains(where: { $0.sha256 == nil }) {
-            guard let hashed = try? Self.hashed(image, in: directory),
-                (try? writeRecord(hashed, key: key)) != nil
+            guard let hashed = try? Self.hashed(image, in: directory), (try? writeRecord(hashed, key: key)) != nil
             else { return nil }
             image = hashed
-        } else if recorded != stamps.joined(separator: " ") {
-            let before = recorded?.split(separator: " ").map(String.init) ?? []
+        } else if record.stamps != stamps.map(Optional.some) {
             for (index, rendition) in image.renditions.enumerated()
-            where index >= before.count || before[index] != stamps[index] {
+            where index >= record.stamps.count || record.stamps[index] != stamps[index] {
                 guard (try? FileDigest.sha256(of: file(of: rendition)).hex) == rendition.sha256 else { return nil }
             }
             try? writeRecord(image, key: key)
+        } else if Date().timeIntervalSince1970 - record.lastUsed >= 3600 {
+            staleUses.withLock { $0.append(key) }
         }
         return image
     }

@@ -9,54 +9,85 @@ package struct CacheInfo: Sendable, Equatable {
     package var blobBytes: Int64
     package var renditionSets: Int
     package var renditionBytes: Int64
+    /// The longest a blob or a set has gone unused, as the time of its last use; nil for an
+    /// empty cache.
+    package var oldestUse: Date?
 
     package var totalBytes: Int64 { blobBytes + renditionBytes }
 }
 
 extension DiskCache {
-    /// One thing eviction can remove: a blob (with the records naming it) or a rendition set.
+    /// One thing eviction can remove: a blob (with the records naming it), a rendition set (with
+    /// its record), or a file of the renditions folder that no set names (left by a killed run).
     private struct Entry {
         var files: [URL]
         var bytes: Int64
         var lastUsed: Double
-        var blobSHA: String?
+        var kind: Kind
+
+        enum Kind {
+            case blob(sha256: String)
+            case set(key: String)
+            case strayRendition
+        }
     }
 
     package func info() -> CacheInfo {
-        let entries = self.entries()
-        let blobEntries = entries.filter { $0.blobSHA != nil }
-        return CacheInfo(
-            records: recordCount,
-            blobCount: blobEntries.count,
-            blobBytes: blobEntries.reduce(0) { $0 + $1.bytes },
-            renditionSets: entries.count - blobEntries.count,
-            renditionBytes: entries.filter { $0.blobSHA == nil }.reduce(0) { $0 + $1.bytes }
-        )
+        var info = CacheInfo(records: recordCount, blobCount: 0, blobBytes: 0, renditionSets: 0, renditionBytes: 0)
+        var oldest = Double.infinity
+        for entry in entries() {
+            switch entry.kind {
+            case .blob:
+                info.blobCount += 1
+                info.blobBytes += entry.bytes
+            case .set:
+                info.renditionSets += 1
+                info.renditionBytes += entry.bytes
+            case .strayRendition:
+                info.renditionBytes += entry.bytes
+            }
+            if entry.lastUsed > 0 { oldest = min(oldest, entry.lastUsed) }
+        }
+        info.oldestUse = oldest.isFinite ? Date(timeIntervalSince1970: oldest) : nil
+        return info
     }
 
     /// Removes least-recently-used blobs and rendition sets until the cache fits in `limit`
-    /// bytes, never what the current build used; blobs no record names go first. Returns the
-    /// bytes removed and the bytes left, which stay over `limit` when what the build used alone
-    /// is more. Writes the index afterwards.
+    /// bytes, never what the current build used; blobs no record names and rendition files no
+    /// set names go first, whatever the limit. Returns the bytes removed and the bytes left,
+    /// which stay over `limit` when what the build used alone is more. Writes the records
+    /// afterwards.
     @discardableResult
     package func evict(toFit limit: Int64) throws -> (removed: Int64, remaining: Int64) {
         let (usedBlobs, usedSets, named) = self.usedSets()
         var entries = self.entries()
         var total = entries.reduce(0) { $0 + $1.bytes }
         var removed: Int64 = 0
+        var removedSets: [String] = []
         entries.sort { ($0.lastUsed, $0.files.first?.path ?? "") < ($1.lastUsed, $1.files.first?.path ?? "") }
         for entry in entries {
-            let orphan = entry.blobSHA.map { !named.contains($0) } ?? false
-            guard total > limit || orphan else { break }
-            if let sha = entry.blobSHA, usedBlobs.contains(sha) { continue }
-            if entry.blobSHA == nil, let name = entry.files.first?.lastPathComponent, usedSets.contains(name) {
-                continue
+            let orphan: Bool
+            switch entry.kind {
+            case .blob(let sha256):
+                if usedBlobs.contains(sha256) { continue }
+                orphan = !named.contains(sha256)
+            case .set(let key):
+                if usedSets.contains(key) { continue }
+                orphan = false
+            case .strayRendition:
+                orphan = true
             }
+            guard total > limit || orphan else { continue }
             for file in entry.files { try? FileManager.default.removeItem(at: file) }
-            if let sha = entry.blobSHA { removeRecords(withBlob: sha) }
+            switch entry.kind {
+            case .blob(let sha256): removeRecords(withBlob: sha256)
+            case .set(let key): removedSets.append(key)
+            case .strayRendition: break
+            }
             total -= entry.bytes
             removed += entry.bytes
         }
+        try buildStore.removeRenditionSets(removedSets)
         try persist()
         return (removed, total)
     }
@@ -69,24 +100,23 @@ extension DiskCache {
         where !AtomicFile.isTemporaryName(name) {
             let file = blobs.appendingPathComponent(name)
             entries.append(
-                Entry(files: [file], bytes: Self.size(of: file), lastUsed: lastUse[name] ?? 0, blobSHA: name))
+                Entry(
+                    files: [file], bytes: Self.size(of: file), lastUsed: lastUse[name] ?? 0, kind: .blob(sha256: name)))
         }
-        for name in (try? fileManager.contentsOfDirectory(atPath: renditions.path)) ?? [] where name.hasSuffix(".json")
-        {
-            let record = renditions.appendingPathComponent(name)
-            var files = [record]
-            if let data = fileManager.contents(atPath: record.path),
-                let image = try? ProcessedImage.decode(data)
-            {
-                files += image.renditions.map {
-                    renditions.appendingPathComponent($0.fileName)
-                }
-            }
+        // A store that cannot be read now tells nothing of the sets: their files are left alone.
+        guard let sets = try? buildStore.renditionSetSummaries() else { return entries }
+        var named: Set<String> = []
+        for set in sets {
+            named.formUnion(set.fileNames)
             entries.append(
                 Entry(
-                    files: files, bytes: files.reduce(0) { $0 + Self.size(of: $1) },
-                    lastUsed: Self.modificationTime(of: record), blobSHA: nil)
-            )
+                    files: set.fileNames.map { renditions.appendingPathComponent($0) }, bytes: set.bytes,
+                    lastUsed: set.lastUsed, kind: .set(key: set.key)))
+        }
+        for name in (try? fileManager.contentsOfDirectory(atPath: renditions.path)) ?? []
+        where !named.contains(name) && !AtomicFile.isTemporaryName(name) {
+            let file = renditions.appendingPathComponent(name)
+            entries.append(Entry(files: [file], bytes: Self.size(of: file), lastUsed: 0, kind: .strayRendition))
         }
         return entries
     }

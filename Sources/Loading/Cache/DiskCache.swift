@@ -1,16 +1,18 @@
 import BuildStore
 import Foundation
 import GalleryCore
+import GalleryJSON
 import Synchronization
 
 /// The persistent cache a build (and CI, between runs) keeps: `CACHE/v1/blobs/<sha256>` for
-/// originals, `CACHE/v1/renditions/` for thumbnails, the URL records in the build store
+/// originals, `CACHE/v1/renditions/` for thumbnails, the records of both in the build store
 /// (`CACHE/v1/store.sqlite`, ``BuildStore``), `CACHE/v1/tmp/` for transfers under way, and a
 /// lock.
 ///
 /// Blobs are written before the records that name them; the records that changed are written in
 /// one transaction. Opening the cache takes the lock, removes leftovers of a killed run, takes
-/// over the URL records of a cache written before the store (`index.json`), and drops records
+/// over the records of a cache written before the store (`index.json`, `renditions/*.json`), and
+/// drops records
 /// whose blob is missing or has the wrong size. A blob whose modification time changed is hashed
 /// again before use, so a blob damaged between builds is noticed and fetched anew.
 package final class DiskCache: Sendable {
@@ -70,11 +72,12 @@ package final class DiskCache: Sendable {
             }
         }
         lock = try CacheLock(file: root.appendingPathComponent("lock"))
-        Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
+        let legacySets = Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
         let opening = BuildStore.open(at: root.appendingPathComponent(BuildStore.fileName))
         store = opening.store
         storeProblem = opening.problem
         Self.takeOverLegacyIndex(in: root, into: store)
+        Self.takeOverLegacySets(legacySets, in: renditions, into: store)
         let (records, status) = Self.loadRecords(from: store, blobs: blobs)
         state = Mutex(State(records: records, persisted: records, statusAtOpen: status))
     }
@@ -89,6 +92,34 @@ package final class DiskCache: Sendable {
             guard (try? store.save(urlRecords: index.records, removing: [])) != nil else { return }
         }
         try? FileManager.default.removeItem(at: file)
+    }
+
+    /// Moves the rendition records of a cache written before the store (`renditions/<key>.json`)
+    /// into the store, each with its file's time as its last use: the first build after an
+    /// upgrade encodes nothing again. A record that cannot be read is dropped, as it always was
+    /// (its set is made again when asked for).
+    private static func takeOverLegacySets(_ names: [String], in folder: URL, into store: BuildStore) {
+        guard !names.isEmpty else { return }
+        var sets: [(key: String, record: RenditionSetRecord)] = []
+        for name in names {
+            let file = folder.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: file.path),
+                let (image, stamps) = try? ProcessedImage.decodeRecord(data)
+            else { continue }
+            let recorded = (stamps ?? "").split(separator: " ").map { stamp -> FileStamp? in
+                let parts = stamp.split(separator: ":")
+                guard parts.count == 2, let modified = Int64(parts[0]), let inode = UInt64(parts[1]) else { return nil }
+                return FileStamp(modified: modified, inode: inode)
+            }
+            let lastUsed = FileStatus(file).map { Double($0.modifiedNanoseconds) / 1e9 } ?? 0
+            sets.append(
+                (
+                    String(name.dropLast(".json".count)),
+                    RenditionSetRecord(image: image, stamps: recorded, lastUsed: lastUsed)
+                ))
+        }
+        guard (try? store.saveRenditionSets(sets)) != nil else { return }
+        for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
     }
 
     /// Releases the lock, so that another process (or a new DiskCache) can open the cache.
@@ -131,7 +162,13 @@ package final class DiskCache: Sendable {
                 let removed = before.keys.filter { state.records[$0] == nil }
                 return (state.records, changed, removed, everything)
             }
-        guard let change else { return }
+        guard let change else {
+            // Other stages' records (thumbnail sets) may be in the log: folded in now, so the
+            // folder CI keeps holds one file. A checkpoint that fails loses nothing (the log
+            // stays, and is read with the file).
+            try? store.checkpoint()
+            return
+        }
         do {
             try store.save(urlRecords: change.changed, removing: change.removed, replacingAll: change.all)
         } catch {
@@ -232,7 +269,7 @@ package final class DiskCache: Sendable {
         }
     }
 
-    /// Marks a rendition set (its record's name in `renditions/`) as used by this build.
+    /// Marks a rendition set (by its key) as used by this build.
     package func markRenditionSetUsed(_ name: String) {
         state.withLock { _ = $0.usedRenditionSets.insert(name) }
     }
@@ -257,17 +294,24 @@ package final class DiskCache: Sendable {
 
     // MARK: Start-up
 
-    private static func removeLeftovers(temporary: URL, renditions: URL, blobs: URL) {
+    /// Removes what a killed run left (transfers, temporary files); returns the names of the
+    /// rendition records of a cache written before the store, found on the way.
+    private static func removeLeftovers(temporary: URL, renditions: URL, blobs: URL) -> [String] {
         let fileManager = FileManager.default
         for name in (try? fileManager.contentsOfDirectory(atPath: temporary.path)) ?? [] {
             try? fileManager.removeItem(at: temporary.appendingPathComponent(name))
         }
+        var legacySets: [String] = []
         for folder in [renditions, blobs] {
-            for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
-            where AtomicFile.isTemporaryName(name) {
-                try? fileManager.removeItem(at: folder.appendingPathComponent(name))
+            for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                if AtomicFile.isTemporaryName(name) {
+                    try? fileManager.removeItem(at: folder.appendingPathComponent(name))
+                } else if folder == renditions, name.hasSuffix(".json") {
+                    legacySets.append(name)
+                }
             }
         }
+        return legacySets
     }
 
     /// The store's records whose blob exists with the recorded size, and the status of each

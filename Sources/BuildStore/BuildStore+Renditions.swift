@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+import GalleryCore
+
+/// A thumbnail set as the store keeps it: the processed image, the stamp of each file when its
+/// hash was taken (nil for a file not stamped), and when a build last used it.
+package struct RenditionSetRecord: Sendable, Equatable {
+    package var image: ProcessedImage
+    /// One per rendition, in order.
+    package var stamps: [FileStamp?]
+    package var lastUsed: Double
+
+    package init(image: ProcessedImage, stamps: [FileStamp?], lastUsed: Double) {
+        self.image = image
+        self.stamps = stamps
+        self.lastUsed = lastUsed
+    }
+
+    static let cameraColumns = [
+        "camera", "lens", "focal_length", "aperture", "exposure", "iso", "taken",
+    ]
+}
+
+/// A file's modification time (to the nanosecond) and inode: when both are as recorded, the file
+/// was not written since.
+package struct FileStamp: Sendable, Hashable {
+    package var modified: Int64
+    package var inode: UInt64
+
+    package init(modified: Int64, inode: UInt64) {
+        self.modified = modified
+        self.inode = inode
+    }
+
+    package init(_ status: FileStatus) {
+        self.init(modified: status.modifiedNanoseconds, inode: status.inode)
+    }
+}
+
+/// What eviction and `gallerygen cache` need of a set: its files, their bytes and its last use.
+package struct RenditionSetSummary: Sendable {
+    package var key: String
+    package var fileNames: [String]
+    package var bytes: Int64
+    package var lastUsed: Double
+}
+
+extension BuildStore {
+    /// The set of `key`; nil when the store has none.
+    package func renditionSet(key: String) throws -> RenditionSetRecord? {
+        try database.read { db in
+            guard
+                let set = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT width, height, placeholder_color, placeholder_uri, transparent, "
+                            + RenditionSetRecord.cameraColumns.joined(separator: ", ")
+                            + ", last_used FROM rendition_set WHERE key = ?"),
+                    arguments: [key])
+            else { return nil }
+            var renditions: [Rendition] = []
+            var stamps: [FileStamp?] = []
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: "SELECT format, width, height, path, bytes, sha256, stamp_modified, stamp_inode "
+                        + "FROM rendition WHERE set_key = ? ORDER BY position"),
+                arguments: [key])
+            while let row = try rows.next() {
+                guard let format = ImageFormat(rawValue: row[0]) else { return nil }
+                renditions.append(
+                    Rendition(
+                        format: format, width: row[1], height: row[2], path: row[3], byteCount: row[4], sha256: row[5]))
+                let modified: Int64? = row[6]
+                let inode: Int64? = row[7]
+                stamps.append(
+                    modified.flatMap { modified in
+                        inode.map { FileStamp(modified: modified, inode: UInt64(bitPattern: $0)) }
+                    })
+            }
+            let camera = CameraDetails(
+                camera: set[5], lens: set[6], focalLength: set[7], aperture: set[8], exposure: set[9], iso: set[10],
+                taken: set[11])
+            let image = ProcessedImage(
+                width: set[0], height: set[1], renditions: renditions,
+                placeholder: Placeholder(color: set[2], dataURI: set[3]), hasTransparency: set[4],
+                camera: camera == CameraDetails() ? nil : camera)
+            return RenditionSetRecord(image: image, stamps: stamps, lastUsed: set[12])
+        }
+    }
+
+    /// Writes the sets of `records` by key, each replacing what the store had under its key, in
+    /// one transaction. Written after the files they name.
+    package func saveRenditionSets(_ records: [(key: String, record: RenditionSetRecord)]) throws {
+        guard !records.isEmpty else { return }
+        try database.write { db in
+            for (key, record) in records { try Self.insert(record, key: key, into: db) }
+        }
+        markWritten()
+    }
+
+    private static func insert(_ record: RenditionSetRecord, key: String, into db: Database) throws {
+        let image = record.image
+        let camera = image.camera ?? CameraDetails()
+        let columns =
+            ["key", "width", "height", "placeholder_color", "placeholder_uri", "transparent"]
+            + RenditionSetRecord.cameraColumns + ["last_used"]
+        var arguments: [(any DatabaseValueConvertible)?] = [
+            key, image.width, image.height, image.placeholder.color, image.placeholder.dataURI, image.hasTransparency,
+        ]
+        arguments += [camera.camera, camera.lens, camera.focalLength, camera.aperture, camera.exposure, camera.iso]
+        arguments += [camera.taken, record.lastUsed]
+        // The set's old files go with it (a set replaced may have fewer).
+        try db.cachedStatement(sql: "DELETE FROM rendition WHERE set_key = ?").execute(arguments: [key])
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO rendition_set (\(columns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        ).execute(arguments: StatementArguments(arguments))
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO rendition (set_key, position, format, width, height, path, bytes, sha256, "
+                + "stamp_modified, stamp_inode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        for (position, rendition) in image.renditions.enumerated() {
+            let stamp = position < record.stamps.count ? record.stamps[position] : nil
+            try insert.execute(arguments: [
+                key, position, rendition.format.rawValue, rendition.width, rendition.height, rendition.path,
+                rendition.byteCount, rendition.sha256, stamp?.modified, stamp.map { Int64(bitPattern: $0.inode) },
+            ])
+        }
+    }
+
+    /// Moves the last use of the sets of `keys` to `time`.
+    package func touchRenditionSets(_ keys: [String], at time: Double) throws {
+        guard !keys.isEmpty else { return }
+        try database.write { db in
+            let update = try db.cachedStatement(sql: "UPDATE rendition_set SET last_used = ? WHERE key = ?")
+            for key in keys { try update.execute(arguments: [time, key]) }
+        }
+        markWritten()
+    }
+
+    /// Every set, with its files, their bytes as recorded and its last use.
+    package func renditionSetSummaries() throws -> [RenditionSetSummary] {
+        try database.read { db in
+            var summaries: [String: RenditionSetSummary] = [:]
+            let sets = try Row.fetchCursor(db, sql: "SELECT key, last_used FROM rendition_set")
+            while let row = try sets.next() {
+                let key: String = row[0]
+                summaries[key] = RenditionSetSummary(key: key, fileNames: [], bytes: 0, lastUsed: row[1])
+            }
+            let files = try Row.fetchCursor(
+                db, sql: "SELECT set_key, path, bytes FROM rendition ORDER BY set_key, position")
+            while let row = try files.next() {
+                let key: String = row[0]
+                let path: String = row[1]
+                let bytes: Int64 = row[2]
+                summaries[key]?.fileNames.append(String(path.split(separator: "/").last ?? ""))
+                summaries[key]?.bytes += bytes
+            }
+            return Array(summaries.values)
+        }
+    }
+
+    /// Removes the sets of `keys` (their files are the caller's to remove, first).
+    package func removeRenditionSets(_ keys: [String]) throws {
+        guard !keys.isEmpty else { return }
+        try database.write { db in
+            let delete = try db.cachedStatement(sql: "DELETE FROM rendition_set WHERE key = ?")
+            for key in keys { try delete.execute(arguments: [key]) }
+        }
+        markWritten()
+    }
+}
