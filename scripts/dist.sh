@@ -11,9 +11,10 @@
 #                                                  executable (looked up beside the symlink-resolved
 #                                                  executable path)
 #     README.md, LICENSE*                          if present in PROJECT_DIR
+#     docs/                                        the guides README.md links to, if present
 #
 # Environment:
-#   PROJECT_DIR        where README.md / LICENSE* are taken from (default: the current directory)
+#   PROJECT_DIR        where README.md / LICENSE* / docs are taken from (default: the current directory)
 #   STRIP=0            keep the symbol table (default: strip it, ~30% smaller)
 #   SOURCE_DATE_EPOCH  mtime written into the tarball (default 0) - the tarball is reproducible
 set -Eeuo pipefail
@@ -60,6 +61,7 @@ for bundle in "${bundles[@]}"; do cp -R "$bundle" "$root/bin/"; done
 for doc in "$project_dir"/README* "$project_dir"/LICENSE* "$project_dir"/COPYING*; do
     if [ -f "$doc" ]; then cp "$doc" "$root/"; fi
 done
+if [ -d "$project_dir/docs" ]; then cp -R "$project_dir/docs" "$root/"; fi
 
 # The packed copy must still run and find its theme.
 "$root/bin/gallerygen" --version >/dev/null || die "the packed (stripped) executable does not run"

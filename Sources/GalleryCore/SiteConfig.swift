@@ -110,7 +110,7 @@ package struct FeedSettings: Sendable, Equatable {
     }
 }
 
-/// The feed shapes gallerygen reads (README.md, "Feeds", describes each).
+/// The feed shapes gallerygen reads (docs/feeds.md describes each).
 package enum FeedFormat: String, Sendable, CaseIterable {
     case auto, jsonplaceholder, itunes, jsonfeed, list, folder
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import GalleryBuild
 
-/// The exit codes README.md lists.
+/// The exit codes docs/publishing.md lists.
 enum ExitStatus {
     static let built = ExitCode(0)
     static let failed = ExitCode(1)

@@ -17,7 +17,7 @@ struct GalleryGen: AsyncParsableCommand {
         defaultSubcommand: BuildCommand.self
     )
 
-    /// ArgumentParser's own `main`, except that a usage error exits 2 (the exit codes README.md lists), not 64.
+    /// ArgumentParser's own `main`, except that a usage error exits 2 (the exit codes docs/publishing.md lists), not 64.
     static func main() async {
         do {
             var command = try parseAsRoot()

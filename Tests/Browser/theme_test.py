@@ -20,7 +20,7 @@ whole or hung up, and checks in headless Chromium:
 7. axe-core finds no serious or critical violation on the grid, a photo page and the open viewer.
 
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
-With SCREENSHOT_FOLDER, saves the README's screenshots (grid and viewer at 1280x800) there.
+With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md shows (grid and viewer at 1280x800) there.
 Prints one line per check and `N passed, N failed`; exits 1 if any check failed.
 """
 import base64

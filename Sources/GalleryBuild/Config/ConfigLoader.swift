@@ -2,7 +2,7 @@ import Foundation
 import GalleryCore
 import Yams
 
-/// Reads `gallery.yml` into a ``SiteConfig``: every key README.md lists under "gallery.yml", the defaults for the
+/// Reads `gallery.yml` into a ``SiteConfig``: every key docs/configuration.md lists, the defaults for the
 /// rest, and an error naming the line and column of anything unknown, mistyped or missing.
 package struct ConfigLoader: Sendable {
     package static let fileName = "gallery.yml"

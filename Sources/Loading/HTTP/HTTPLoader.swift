@@ -7,7 +7,7 @@ import NIOHTTP1
 import Synchronization
 
 /// Loads http(s) URLs into the disk cache and out as verified originals: the HTTP half of the
-/// Loading stage (README.md, "Loading and the cache").
+/// Loading stage (docs/guarantees.md, "Loading and the cache").
 ///
 /// A URL fresh in the cache (max-age, Expires) is used without a request; a stale one is
 /// revalidated with its validators; a 304 keeps the body and refreshes the headers; a 5xx or a
