@@ -79,7 +79,9 @@ import Testing
         var names: Set<String> = []
         let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
         while let file = files?.nextObject() as? URL {
-            guard file.pathExtension == "swift", let code = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            guard file.pathExtension == "swift", let code = try? String(contentsOf: file, encoding: .utf8) else {
+                continue
+            }
             for match in code.matches(of: /"(GALLERYGEN_[A-Z_]+)"/) { names.insert(String(match.output.1)) }
         }
         #expect(!names.isEmpty)
