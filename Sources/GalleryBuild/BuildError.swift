@@ -32,6 +32,8 @@ package struct BuildError: Error, Sendable, CustomStringConvertible {
     package var location: SourceLocation?
     /// The error underneath (a ``ConfigError``, a feed's `FeedError`, a `LoadingError`, …).
     package var underlying: (any Error & Sendable)?
+    /// The pipeline's step that failed (`write the site`), when the build got that far.
+    package var step: String?
 
     package init(
         _ code: Code, _ message: String? = nil, location: SourceLocation? = nil,
@@ -53,12 +55,12 @@ package struct BuildError: Error, Sendable, CustomStringConvertible {
     /// The configuration error underneath, if this is one.
     package var configurationError: ConfigError? { underlying as? ConfigError }
 
-    /// `location: message: underlying`, each part only when there is one.
+    /// `location: message: underlying (step: name)`, each part only when there is one.
     package var description: String {
         var parts: [String] = []
         if let location { parts.append(location.description) }
         if let message { parts.append(message) }
         if let underlying { parts.append(describing(underlying)) }
-        return parts.joined(separator: ": ")
+        return parts.joined(separator: ": ") + (step.map { " (step: \($0))" } ?? "")
     }
 }

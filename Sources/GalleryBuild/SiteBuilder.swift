@@ -18,26 +18,18 @@ package struct SiteBuilder: Sendable {
 
     package let siteDirectory: URL
     package let options: BuildOptions
+    private let mode: BuildMode
     private let events: EventHandler
-    private let resources: BuildResources?
-    private let supersede: (@Sendable () async -> Void)?
 
-    /// - Parameters:
-    ///   - resources: shared with other builds of this process (`gallerygen serve`); without them
-    ///     the build makes its own and closes them when it ends.
-    ///   - supersede: called once the build has read its feed and claimed the URLs it will load:
-    ///     the moment an older build it replaces may be cancelled without losing shared loads.
     package init(
         siteDirectory: URL,
         options: BuildOptions = BuildOptions(),
-        resources: BuildResources? = nil,
-        supersede: (@Sendable () async -> Void)? = nil,
+        mode: BuildMode = .standalone,
         events: @escaping EventHandler = { _ in }
     ) {
         self.siteDirectory = siteDirectory
         self.options = options
-        self.resources = resources
-        self.supersede = supersede
+        self.mode = mode
         self.events = events
     }
 
@@ -54,21 +46,33 @@ package struct SiteBuilder: Sendable {
         } catch {
             throw .configuration(error)
         }
-        let run = { [options, supersede, events, resources] (shared: BuildResources) async throws(BuildError) in
+        let run = { [options, mode, events] (shared: BuildResources) async throws(BuildError) in
             let session = try await BuildSession(
-                config: config, layout: layout, options: options, resources: shared,
-                waitsWhenInterrupted: resources == nil, supersede: supersede, events: events)
+                config: config, layout: layout, options: options, resources: shared, mode: mode, events: events)
             return try await session.run()
         }
         var (report, feedSHA256) =
-            if let resources {
-                try await run(resources)
-            } else {
-                try await BuildResources.with(run)
+            switch mode {
+            case .standalone: try await BuildResources.with(run)
+            case .preview(let resources, _): try await run(resources)
             }
         report.seconds["total"] = (clock.now - start).seconds
         return BuildResult(report: report, config: config, layout: layout, feedSHA256: feedSHA256)
     }
+}
+
+/// Whether a build is alone in its process or one of a preview's.
+package enum BuildMode: Sendable {
+    /// `gallerygen build`: the build makes its resources (HTTP client, cache, libvips threads)
+    /// and closes them when it ends; interrupted, it waits for what it started (transfers
+    /// deleting their partial files, encodes under way), so nothing is left half-written.
+    case standalone
+    /// A build of `gallerygen serve`: the resources are the preview's, shared by its builds; what
+    /// the loader finished is kept for the next build, and an interrupted build leaves shared
+    /// loads to the build that replaced it. `supersede` is called once the build has read its
+    /// feed and claimed the URLs it will load: the moment the older build it replaces may be
+    /// cancelled without losing shared loads.
+    case preview(BuildResources, supersede: (@Sendable () async -> Void)?)
 }
 
 /// What a finished build hands back.

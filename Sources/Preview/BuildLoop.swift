@@ -58,7 +58,7 @@ actor BuildLoop {
             }
         }
         let builder = SiteBuilder(
-            siteDirectory: siteDirectory, options: options, resources: resources, supersede: supersede)
+            siteDirectory: siteDirectory, options: options, mode: .preview(resources, supersede: supersede))
         let feedBefore = lastResult?.feedSHA256
         let task = Task { [log] () -> BuildOutcome in
             if !quietUnlessFeedChanged {

@@ -1,6 +1,7 @@
 import Foundation
 import GalleryCore
 import GalleryJSON
+import Synchronization
 import TestSupport
 import Testing
 
@@ -162,7 +163,29 @@ import Testing
             try await build(site)
         } throws: { error in
             guard let error = error as? BuildError, error.code == .feed else { return false }
-            return error.description.hasPrefix("feed.json:1:16: invalid JSON")
+            return error.description.hasPrefix("feed.json:1:16: invalid JSON") && error.step == "read the feed"
+                && error.description.hasSuffix("(step: read the feed)")
+        }
+    }
+
+    /// Each step of the pipeline runs in its order and is timed under its stage; a failing one
+    /// is named in the error (here the render step, with an intro too long to render).
+    @Test func theStepsRunInOrderAndAFailingOneIsNamed() async throws {
+        let site = try FixtureSite(count: 2)
+        let stages = Mutex<[String]>([])
+        let builder = SiteBuilder(siteDirectory: site.url) { event in
+            if case .finished(let stage, _) = event { stages.withLock { $0.append(stage.rawValue) } }
+        }
+        let report = try await builder.build().report
+        #expect(stages.withLock { $0 } == ["feed", "load", "images", "render", "write"])
+        #expect(Set(report.seconds.keys).isSuperset(of: ["feed", "load", "images", "render", "write", "manifest"]))
+
+        // An intro over its limit is found when the pages are made.
+        try site.folder.write(String(repeating: "A long intro. ", count: 4_000), to: "index.md")
+        await #expect {
+            try await build(site)
+        } throws: { error in
+            (error as? BuildError)?.step == "render the pages"
         }
     }
 

@@ -9,7 +9,8 @@ import Markdown
 import Rendering
 import Synchronization
 
-/// One run of the pipeline with everything it shares: loader, rendition store, report.
+/// One run of the pipeline with everything its steps share (loader, rendition store, renderer);
+/// the steps are in BuildSteps.swift.
 struct BuildSession: Sendable {
     let config: SiteConfig
     let layout: SiteLayout
@@ -34,11 +35,7 @@ struct BuildSession: Sendable {
         options.offline ? nil : options.remoteCache ?? config.remoteCache
     }
     let renderer: SiteRenderer
-    let supersede: (@Sendable () async -> Void)?
-    /// A build alone in its process waits, when interrupted, for what it started (transfers
-    /// deleting their partial files, encodes under way); a build of `serve` leaves shared loads
-    /// to the build that replaced it.
-    let waitsWhenInterrupted: Bool
+    let mode: BuildMode
     let clock = ContinuousClock()
 
     init(
@@ -46,16 +43,14 @@ struct BuildSession: Sendable {
         layout: SiteLayout,
         options: BuildOptions,
         resources: BuildResources,
-        waitsWhenInterrupted: Bool,
-        supersede: (@Sendable () async -> Void)?,
+        mode: BuildMode,
         events: @escaping SiteBuilder.EventHandler
     ) async throws(BuildError) {
         self.config = config
         self.layout = layout
         self.options = options
         self.events = events
-        self.supersede = supersede
-        self.waitsWhenInterrupted = waitsWhenInterrupted
+        self.mode = mode
         let environment = try resources.environment(
             for: BuildResources.Environment.Key(
                 cacheDirectory: layout.cacheDirectory,
@@ -116,15 +111,20 @@ struct BuildSession: Sendable {
 
     /// Runs the stages; whatever happens, keeps what the cache learned.
     func run() async throws(BuildError) -> (BuildReport, String?) {
-        await loader.beginBuild(keepingFinished: supersede != nil)
+        // A preview build that replaces another keeps what the loader finished for it.
+        if case .preview(_, let supersede) = mode {
+            await loader.beginBuild(keepingFinished: supersede != nil)
+        } else {
+            await loader.beginBuild(keepingFinished: false)
+        }
         let statisticsBefore = http.statistics
         let result: Result<(BuildReport, String?), BuildError>
         do {
-            result = .success(try await runStages(statisticsBefore: statisticsBefore))
+            result = .success(try await runSteps(statisticsBefore: statisticsBefore))
         } catch {
             result = .failure(error)
         }
-        if case .failure(let error) = result, error.code == .interrupted, waitsWhenInterrupted {
+        if case .failure(let error) = result, error.code == .interrupted, case .standalone = mode {
             // Cancelled transfers delete their partial files and encodes under way finish:
             // nothing is left half-written when the process exits.
             await loader.cancelAndDrain()
@@ -154,115 +154,8 @@ struct BuildSession: Sendable {
         return (report, feedSHA256)
     }
 
-    func runStages(statisticsBefore: TransferStatistics) async throws(BuildError) -> (BuildReport, String?) {
-        var report = BuildReport()
-        remote?.beginBuild()
-        for warning in [cache.storeProblem.map { "cache store \($0)" }, remoteWarning].compactMap({ $0 }) {
-            report.warnings.append(warning)
-            events(.warning(warning))
-        }
-        // Relative to the site, like every path in the report and the manifest: the same site
-        // checked out elsewhere gives the same report.
-        report.output = relativeName(of: layout.outputDirectory)
-
-        let (feed, feedSHA256, feedWarning) = try await timed(.feed, into: &report) { () throws(BuildError) in
-            try await readFeed()
-        }
-        if let feedWarning {
-            report.warnings.append(feedWarning)
-            events(.warning(feedWarning))
-        }
-        var photos = feed.photos
-        var sources = await photos.concurrentMap { CanonicalURL($0.source) }
-        if let shard = options.shard {
-            (photos, sources) = try await shardsPhotos(shard, of: feed.photos, sources: sources, report: &report)
-        }
-        // Claim this build's URLs before an older build is let go, so shared loads are joined.
-        await loader.claim(Set(sources.compactMap { $0 }))
-        await supersede?()
-        // The previous build's manifest (needed only to write) is read while the photos load.
-        // Not before: until the build this one supersedes has ended, it may still write one.
-        let writer = OutputWriter(directory: layout.outputDirectory)
-        let writesPages = options.shard == nil
-        async let previousManifest = { [clock] in
-            let start = clock.now
-            return (writesPages ? writer.previousFiles() : nil, (clock.now - start).seconds)
-        }()
-        report.counts.photos = photos.count
-        report.counts.skipped = feed.skipped.count
-        for issue in feed.skipped {
-            let failure = BuildReport.Failure(
-                index: issue.index, id: nil, url: nil, stage: "feed", cause: "no usable image URL", host: nil,
-                message: issue.message)
-            events(.failed(failure))
-            report.failures.append(failure)
-        }
-
-        let outcomes = try await processPhotos(photos, sources: sources, report: &report)
-        guard !Task.isCancelled else { throw .interrupted }
-        if let shard = options.shard {
-            // A shard's work reaches the final build through the remote tier alone.
-            try await shareMissing(outcomes, shard: shard)
-            guard !Task.isCancelled else { throw .interrupted }
-            countTransfers(into: &report, since: statisticsBefore)
-            return (report, feedSHA256)
-        }
-
-        // The outcomes hold all the render and write stages need: what the loader and the
-        // rendition store remember is let go before the pages are made (the build's peak).
-        // `gallerygen serve`'s loader keeps it: a build that supersedes this one reuses it.
-        await renditions.forgetFinished()
-        if waitsWhenInterrupted { await loader.forgetLoaded() }
-
-        let staging: OutputWriter.Staging
-        do {
-            staging = try OutputWriter.Staging(writer)
-        } catch {
-            throw outputError(error as NSError)
-        }
-        let site: RenderedSite
-        do {
-            site = try await timed(.render, into: &report) { () throws(BuildError) in
-                try await render(feed: feed, outcomes: outcomes, into: staging)
-            }
-        } catch {
-            staging.abandon()
-            throw error
-        }
-        guard !Task.isCancelled else {
-            staging.abandon()
-            throw .interrupted
-        }
-
-        // From here on the build runs to the end: the output is replaced as a whole or not at all.
-        let (previous, manifestSeconds) = await previousManifest
-        report.seconds["manifest"] = manifestSeconds
-        let written = try await timed(.write, into: &report) { () throws(BuildError) in
-            let (written, thumbnails) = try write(
-                pagePaths: site.paths, outcomes: outcomes, photos: feed.photos, into: staging, previous: previous,
-                record: site.record)
-            // Only ever saves work: a build that cannot record its pages renders them next time.
-            if let sources = site.sources {
-                try? site.record.save(
-                    rendered: site.rendered + thumbnails.checked, kept: site.kept + thumbnails.kept, sources: sources,
-                    to: cache.buildStore)
-            }
-            try? FileManager.default.removeItem(
-                at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))
-            return written
-        }
-        report.counts.pagesRendered = site.rendered.count
-        report.counts.pagesUnchanged = site.kept.count
-        report.counts.filesWritten = written.written
-        report.counts.filesRemoved = written.removed
-        report.counts.bytesWritten = written.bytesWritten
-        countTransfers(into: &report, since: statisticsBefore)
-        releaseInBackground((feed, photos, sources, outcomes, site))
-        return (report, feedSHA256)
-    }
-
     /// Requests and bytes of this build, what the remote tier did, and the failures in order.
-    private func countTransfers(into report: inout BuildReport, since statisticsBefore: TransferStatistics) {
+    func countTransfers(into report: inout BuildReport, since statisticsBefore: TransferStatistics) {
         let transfers = http.statistics
         report.counts.requests = transfers.requests - statisticsBefore.requests
         report.counts.bytesTransferred = transfers.bodyBytes - statisticsBefore.bodyBytes
@@ -305,20 +198,6 @@ struct BuildSession: Sendable {
             reason += " (\((path as NSString).lastPathComponent))"
         }
         return reason
-    }
-
-    func timed<Value>(
-        _ stage: BuildStage, into report: inout BuildReport, _ body: () async throws(BuildError) -> Value
-    )
-        async throws(BuildError) -> Value
-    {
-        events(.started(stage, total: nil))
-        let start = clock.now
-        let value = try await body()
-        let seconds = (clock.now - start).seconds
-        report.seconds[stage.rawValue] = seconds
-        events(.finished(stage, seconds: seconds))
-        return value
     }
 
     /// URLs as they are; local files relative to the site folder, so that output does not depend

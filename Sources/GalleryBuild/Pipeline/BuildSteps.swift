@@ -1,0 +1,210 @@
+import Feed
+import Foundation
+import GalleryConcurrency
+import GalleryCore
+import Loading
+
+/// What the steps of one build share: the report they fill, and what each step leaves for the
+/// ones after it.
+struct BuildContext {
+    var report = BuildReport()
+    /// The HTTP loader's counts when the build began (the loader outlives builds in `serve`).
+    let statisticsBefore: TransferStatistics
+    var feed = FeedDocument(photos: [], skipped: [])
+    /// The feed's content hash (nil for a folder).
+    var feedSHA256: String?
+    /// The photos this build makes (a shard's share with `--shard`), and their canonical URLs.
+    var photos: [Photo] = []
+    var sources: [CanonicalURL?] = []
+    /// The previous build's file list and the seconds it took to read, read while photos load.
+    var previousManifest: Task<([String]?, Double), Never>?
+    var outcomes: [Int: PhotoOutcome] = [:]
+    /// The output being staged, from the render step on.
+    var staging: OutputWriter.Staging?
+    var site: BuildSession.RenderedSite?
+    /// Set by a step after which the build has nothing more to do (a shard's, once shared).
+    var isDone = false
+}
+
+/// One named step of the pipeline: a loop runs the steps in order over one ``BuildContext``,
+/// times each that is a stage of the report, stops between two when the build is cancelled, and
+/// names the step in the error of one that fails.
+struct BuildStep {
+    var name: String
+    /// The stage of the report and of the progress display this step is, if it is one.
+    var stage: BuildStage?
+    var run: (inout BuildContext) async throws(BuildError) -> Void
+}
+
+extension BuildSession {
+    /// The pipeline: feed, shard, claim, photos, share, render, write.
+    var steps: [BuildStep] {
+        [
+            BuildStep(name: "read the feed", stage: .feed) { context throws(BuildError) in try await readFeed(&context)
+            },
+            BuildStep(name: "pick the shard's photos") { context throws(BuildError) in
+                try await pickShard(&context)
+            },
+            BuildStep(name: "claim the photos") { context in await claimPhotos(&context) },
+            // Timed inside: loading and making thumbnails overlap, each reported as its own stage.
+            BuildStep(name: "load the photos and make their thumbnails") { context throws(BuildError) in
+                context.outcomes = try await processPhotos(
+                    context.photos, sources: context.sources, report: &context.report)
+            },
+            BuildStep(name: "hand the shard's work to the remote cache") { context throws(BuildError) in
+                try await shareShard(&context)
+            },
+            BuildStep(name: "render the pages", stage: .render) { context throws(BuildError) in
+                try await renderPages(&context)
+            },
+            BuildStep(name: "write the site", stage: .write) { context throws(BuildError) in
+                try await writeSite(&context)
+            },
+        ]
+    }
+
+    /// Runs the steps, then fills in the counts every build reports.
+    func runSteps(statisticsBefore: TransferStatistics) async throws(BuildError) -> (BuildReport, String?) {
+        var context = BuildContext(statisticsBefore: statisticsBefore)
+        remote?.beginBuild()
+        for warning in [cache.storeProblem.map { "cache store \($0)" }, remoteWarning].compactMap({ $0 }) {
+            context.report.warnings.append(warning)
+            events(.warning(warning))
+        }
+        // Relative to the site, like every path in the report and the manifest: the same site
+        // checked out elsewhere gives the same report.
+        context.report.output = relativeName(of: layout.outputDirectory)
+        for step in steps {
+            guard !context.isDone else { break }
+            do throws(BuildError) {
+                // The write step, once begun, runs to the end: the output is replaced as a whole
+                // or not at all. Between steps, a cancelled build stops.
+                guard !Task.isCancelled else { throw .interrupted }
+                if let stage = step.stage {
+                    try await timed(stage, into: &context) { context throws(BuildError) in try await step.run(&context)
+                    }
+                } else {
+                    try await step.run(&context)
+                }
+            } catch {
+                context.staging?.abandon()
+                var error = error
+                if error.code != .interrupted { error.step = step.name }
+                throw error
+            }
+        }
+        countTransfers(into: &context.report, since: statisticsBefore)
+        let (report, feedSHA256) = (context.report, context.feedSHA256)
+        // 100,000 photos' worth of values are freed on another thread, not on the build's path.
+        let parts = (context.feed, context.photos, context.sources, context.outcomes, context.site)
+        context = BuildContext(statisticsBefore: statisticsBefore)
+        releaseInBackground(parts)
+        return (report, feedSHA256)
+    }
+
+    private func timed(
+        _ stage: BuildStage, into context: inout BuildContext,
+        _ body: (inout BuildContext) async throws(BuildError) -> Void
+    ) async throws(BuildError) {
+        events(.started(stage, total: nil))
+        let start = clock.now
+        try await body(&context)
+        let seconds = (clock.now - start).seconds
+        context.report.seconds[stage.rawValue] = seconds
+        events(.finished(stage, seconds: seconds))
+    }
+
+    // MARK: Steps
+
+    private func readFeed(_ context: inout BuildContext) async throws(BuildError) {
+        let (feed, feedSHA256, feedWarning) = try await readFeed()
+        context.feed = feed
+        context.feedSHA256 = feedSHA256
+        if let feedWarning {
+            context.report.warnings.append(feedWarning)
+            events(.warning(feedWarning))
+        }
+        context.photos = feed.photos
+        context.sources = await feed.photos.concurrentMap { CanonicalURL($0.source) }
+        context.report.counts.photos = feed.photos.count
+        context.report.counts.skipped = feed.skipped.count
+        for issue in feed.skipped {
+            let failure = BuildReport.Failure(
+                index: issue.index, id: nil, url: nil, stage: "feed", cause: "no usable image URL", host: nil,
+                message: issue.message)
+            events(.failed(failure))
+            context.report.failures.append(failure)
+        }
+    }
+
+    private func pickShard(_ context: inout BuildContext) async throws(BuildError) {
+        guard let shard = options.shard else { return }
+        (context.photos, context.sources) = try await shardsPhotos(
+            shard, of: context.feed.photos, sources: context.sources, report: &context.report)
+        context.report.counts.photos = context.photos.count
+    }
+
+    /// Claims this build's URLs before an older build is let go (`serve`), so that shared loads
+    /// are joined, then starts reading the previous build's manifest: needed only to write, it
+    /// is read while the photos load (not before: until the build this one supersedes has ended,
+    /// it may still write one).
+    private func claimPhotos(_ context: inout BuildContext) async {
+        await loader.claim(Set(context.sources.compactMap { $0 }))
+        if case .preview(_, let supersede) = mode { await supersede?() }
+        guard options.shard == nil else { return }
+        let writer = OutputWriter(directory: layout.outputDirectory)
+        context.previousManifest = Task { [clock] in
+            let start = clock.now
+            return (writer.previousFiles(), (clock.now - start).seconds)
+        }
+    }
+
+    /// A shard's work reaches the final build through the remote tier alone: shared, and the
+    /// shard is done.
+    private func shareShard(_ context: inout BuildContext) async throws(BuildError) {
+        guard let shard = options.shard else { return }
+        try await shareMissing(context.outcomes, shard: shard)
+        context.isDone = true
+    }
+
+    private func renderPages(_ context: inout BuildContext) async throws(BuildError) {
+        // The outcomes hold all the render and write stages need: what the loader and the
+        // rendition store remember is let go before the pages are made (the build's peak).
+        // `gallerygen serve`'s loader keeps it: a build that supersedes this one reuses it.
+        await renditions.forgetFinished()
+        if case .standalone = mode { await loader.forgetLoaded() }
+        let staging: OutputWriter.Staging
+        do {
+            staging = try OutputWriter.Staging(OutputWriter(directory: layout.outputDirectory))
+        } catch {
+            throw outputError(error as NSError)
+        }
+        context.staging = staging
+        context.site = try await render(feed: context.feed, outcomes: context.outcomes, into: staging)
+    }
+
+    private func writeSite(_ context: inout BuildContext) async throws(BuildError) {
+        guard let site = context.site, let staging = context.staging else { return }
+        // Read while the photos loaded.
+        let (previous, manifestSeconds) = await context.previousManifest?.value ?? (nil, 0)
+        context.report.seconds["manifest"] = manifestSeconds
+        let (written, thumbnails) = try write(
+            pagePaths: site.paths, outcomes: context.outcomes, photos: context.feed.photos, into: staging,
+            previous: previous, record: site.record)
+        // Written: nothing is left to abandon.
+        context.staging = nil
+        // Only ever saves work: a build that cannot record its pages renders them next time.
+        if let sources = site.sources {
+            try? site.record.save(
+                rendered: site.rendered + thumbnails.checked, kept: site.kept + thumbnails.kept, sources: sources,
+                to: cache.buildStore)
+        }
+        try? FileManager.default.removeItem(
+            at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))
+        context.report.counts.pagesRendered = site.rendered.count
+        context.report.counts.pagesUnchanged = site.kept.count
+        context.report.counts.filesWritten = written.written
+        context.report.counts.filesRemoved = written.removed
+        context.report.counts.bytesWritten = written.bytesWritten
+    }
+}
