@@ -4,8 +4,10 @@ import PackageDescription
 // Module graph: each module imports only what is above it in this list, and stage modules
 // exchange GalleryCore values and never import each other. GalleryConcurrency (semaphore,
 // coalescer, concurrent map) and GalleryJSON (the hand-written JSON reader and the core records'
-// readers) are two small libraries the stages share; BuildStore (SQLite, through GRDB) is what a
-// build remembers between runs.
+// readers) are two small libraries the stages share; Reporting is the build's report and events
+// (and their GitHub Actions form); BuildStore (SQLite, through GRDB) is what a build remembers
+// between runs. GalleryBuild is the pipeline; Preview (`serve`) and SiteStarter (`init` and its
+// CI templates) are built on it. docs/architecture.md draws the graph.
 let package = Package(
     name: "gallerygen",
     platforms: [.macOS(.v15)],
@@ -29,6 +31,7 @@ let package = Package(
         .target(name: "GalleryCore"),
         .target(name: "GalleryConcurrency"),
         .target(name: "GalleryJSON", dependencies: ["GalleryCore"]),
+        .target(name: "Reporting"),
         .target(name: "Feed", dependencies: ["GalleryCore", "GalleryJSON"]),
         .target(name: "BuildStore", dependencies: ["GalleryCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
@@ -64,7 +67,7 @@ let package = Package(
             name: "GalleryBuild",
             dependencies: [
                 "BuildStore", "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging",
-                "Markdown", "Rendering",
+                "Markdown", "Rendering", "Reporting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
@@ -73,7 +76,7 @@ let package = Package(
         .target(
             name: "Preview",
             dependencies: [
-                "GalleryCore", "GalleryBuild",
+                "GalleryCore", "GalleryBuild", "Reporting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -82,10 +85,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "SiteStarter",
+            dependencies: [
+                "Feed", "GalleryBuild", "GalleryCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .executableTarget(
             name: "gallerygen",
             dependencies: [
-                "GalleryBuild", "GalleryCore", "Preview",
+                "GalleryBuild", "GalleryCore", "Preview", "Reporting", "SiteStarter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -126,9 +135,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GalleryBuildTests",
-            dependencies: ["BuildStore", "GalleryBuild", "GalleryCore", "Loading", "TestSupport"]),
+            dependencies: ["BuildStore", "GalleryBuild", "GalleryCore", "Loading", "Reporting", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["GalleryBuild", "GalleryCore", "Loading", "TestSupport"],
+            name: "EndToEndTests",
+            dependencies: ["GalleryBuild", "GalleryCore", "Loading", "SiteStarter", "TestSupport"],
             exclude: ["Fixtures"]  // read from the source tree by path
         ),
         .testTarget(

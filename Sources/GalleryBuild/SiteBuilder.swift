@@ -4,6 +4,7 @@ import Imaging
 import Loading
 import Markdown
 import Rendering
+import Reporting
 import Synchronization
 
 /// The pipeline, and the only code that knows the order of the stages:

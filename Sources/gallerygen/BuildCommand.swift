@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryBuild
+import Reporting
 
 struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryBuild
+import Reporting
 import Synchronization
 
 #if canImport(Glibc)

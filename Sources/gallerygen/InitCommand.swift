@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryBuild
+import SiteStarter
 
 extension CIWorkflow: ExpressibleByArgument {}
 

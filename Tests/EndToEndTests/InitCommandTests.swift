@@ -1,5 +1,6 @@
 import Foundation
 import GalleryBuild
+import SiteStarter
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import Reporting
 import Testing
 
 @testable import GalleryBuild

@@ -2,6 +2,7 @@ import BuildStore
 import Foundation
 import GalleryCore
 import Rendering
+import Reporting
 import TestSupport
 import Testing
 

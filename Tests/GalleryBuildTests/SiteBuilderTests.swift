@@ -1,6 +1,7 @@
 import Foundation
 import GalleryCore
 import GalleryJSON
+import Reporting
 import Synchronization
 import TestSupport
 import Testing

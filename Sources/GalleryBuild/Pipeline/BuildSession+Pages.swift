@@ -165,12 +165,12 @@ extension BuildSession {
 }
 
 /// A file the build could not write, printed in the system's words.
-struct FileWriteFailure: Error, Sendable, CustomStringConvertible {
+package struct FileWriteFailure: Error, Sendable, CustomStringConvertible {
     let error: NSError
 
-    init(_ error: NSError) {
+    package init(_ error: NSError) {
         self.error = error
     }
 
-    var description: String { BuildSession.describe(fileError: error) }
+    package var description: String { BuildSession.describe(fileError: error) }
 }

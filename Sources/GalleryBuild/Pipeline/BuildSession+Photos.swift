@@ -7,6 +7,7 @@ import Imaging
 import Loading
 import Markdown
 import Rendering
+import Reporting
 import Synchronization
 
 /// The load and images stages: every photo loaded and processed, concurrently.

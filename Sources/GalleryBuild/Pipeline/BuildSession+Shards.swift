@@ -3,6 +3,7 @@ import Foundation
 import GalleryConcurrency
 import GalleryCore
 import Loading
+import Reporting
 
 /// Sharded builds (`--shard K/N`): each shard loads and encodes its share of the photos and
 /// hands them to the remote cache tier; an ordinary build afterwards renders the site from it.

@@ -7,6 +7,7 @@ import Imaging
 import Loading
 import Markdown
 import Rendering
+import Reporting
 import Synchronization
 
 /// One run of the pipeline with everything its steps share (loader, rendition store, renderer);

@@ -3,6 +3,7 @@ import Foundation
 import GalleryConcurrency
 import GalleryCore
 import Loading
+import Reporting
 
 /// What the steps of one build share: the report they fill, and what each step leaves for the
 /// ones after it.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Feed
 import Foundation
+import GalleryBuild
 import GalleryCore
 
 /// `gallerygen init`: a new site's files, written once. A commented gallery.yml (its feed read

@@ -67,6 +67,18 @@ package struct BuildReport: Sendable, Codable, Equatable {
         package var host: String?
         package var message: String
 
+        package init(
+            index: Int, id: String?, url: String?, stage: String, cause: String, host: String?, message: String
+        ) {
+            self.index = index
+            self.id = id
+            self.url = url
+            self.stage = stage
+            self.cause = cause
+            self.host = host
+            self.message = message
+        }
+
         /// `entry 2 (id 3): photos/broken.jpg: cannot decode …`
         package var line: String {
             "entry \(index)\(id.map { " (id \($0))" } ?? ""): \(message)"
@@ -133,6 +145,18 @@ package struct BuildReport: Sendable, Codable, Equatable {
         /// Requests that failed and objects that failed verification.
         package var failures = 0
 
+        package init(
+            store: String, recordsFound: Int = 0, setsFound: Int = 0, misses: Int = 0, uploads: Int = 0,
+            failures: Int = 0
+        ) {
+            self.store = store
+            self.recordsFound = recordsFound
+            self.setsFound = setsFound
+            self.misses = misses
+            self.uploads = uploads
+            self.failures = failures
+        }
+
         enum CodingKeys: String, CodingKey {
             case store, misses, uploads, failures
             case recordsFound = "records_found"
@@ -146,6 +170,12 @@ package struct BuildReport: Sendable, Codable, Equatable {
         package var count: Int
         /// Photos in the whole feed; `counts.photos` are this shard's.
         package var feedPhotos: Int
+
+        package init(index: Int, count: Int, feedPhotos: Int) {
+            self.index = index
+            self.count = count
+            self.feedPhotos = feedPhotos
+        }
 
         enum CodingKeys: String, CodingKey {
             case index, count
