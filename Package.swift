@@ -8,6 +8,15 @@ import PackageDescription
 // (and their GitHub Actions form); BuildStore (SQLite, through GRDB) is what a build remembers
 // between runs. GalleryBuild is the pipeline; Preview (`serve`) and SiteStarter (`init` and its
 // CI templates) are built on it. docs/architecture.md draws the graph.
+/// Every module is built with the language's coming defaults (as Hummingbird is): `any` written
+/// where an existential is meant, members visible only from modules a file imports, and imports
+/// internal unless marked `package`/`public`.
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
 let package = Package(
     name: "gallerygen",
     platforms: [.macOS(.v15)],
@@ -54,7 +63,7 @@ let package = Package(
             name: "Imaging",
             dependencies: ["GalleryCore", "CVips", .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        .target(name: "Markdown", dependencies: ["GalleryCore", "CCmarkGFM"]),
+        .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
         .target(
             name: "Rendering",
             dependencies: [
@@ -70,6 +79,7 @@ let package = Package(
                 "Markdown", "Rendering", "Reporting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -89,12 +99,13 @@ let package = Package(
             name: "SiteStarter",
             dependencies: [
                 "Feed", "GalleryBuild", "GalleryCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .executableTarget(
             name: "gallerygen",
             dependencies: [
-                "GalleryBuild", "GalleryCore", "Preview", "Reporting", "SiteStarter",
+                "GalleryBuild", "GalleryCore", "Loading", "Preview", "Reporting", "SiteStarter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -103,7 +114,7 @@ let package = Package(
             name: "TestSupport",
             // Test images are made with libvips directly: the one module besides Imaging that imports CVips.
             dependencies: [
-                "GalleryCore", "CVips",
+                "CVips",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -116,11 +127,11 @@ let package = Package(
         .testTarget(
             name: "BuildStoreTests",
             dependencies: ["BuildStore", "GalleryCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore", "GalleryJSON"]),
+        .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore"]),
         .testTarget(
             name: "LoadingTests",
             dependencies: [
-                "Loading", "GalleryCore", "TestSupport",
+                "Loading", "GalleryConcurrency", "GalleryCore", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -129,13 +140,16 @@ let package = Package(
         .testTarget(
             name: "RenderingTests",
             dependencies: [
-                "Rendering", "GalleryCore", "TestSupport", .product(name: "Mustache", package: "swift-mustache"),
+                "Rendering", "GalleryCore", "TestSupport",
             ],
             exclude: ["Golden"]  // read from the source tree by path, re-recorded in place
         ),
         .testTarget(
             name: "GalleryBuildTests",
-            dependencies: ["BuildStore", "GalleryBuild", "GalleryCore", "Loading", "Reporting", "TestSupport"]),
+            dependencies: [
+                "BuildStore", "GalleryBuild", "GalleryCore", "GalleryJSON", "Loading", "Rendering", "Reporting",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["GalleryBuild", "GalleryCore", "Loading", "SiteStarter", "TestSupport"],
@@ -144,11 +158,19 @@ let package = Package(
         .testTarget(
             name: "PreviewTests",
             dependencies: [
-                "Preview", "GalleryBuild", "GalleryCore", "TestSupport",
+                "Preview", "GalleryBuild", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ]
 )
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + upcoming
+}

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GalleryCore
+package import GalleryCore
 
 /// A thumbnail set as the store keeps it: the processed image, the stamp of each file when its
 /// hash was taken (nil for a file not stamped), and when a build last used it.

@@ -1,6 +1,6 @@
-import Foundation
-import GRDB
-import GalleryCore
+package import Foundation
+package import GRDB
+package import GalleryCore
 import Synchronization
 
 /// What a build remembers between runs, in one SQLite database (`CACHE/v1/store.sqlite`): the

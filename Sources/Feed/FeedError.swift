@@ -1,4 +1,4 @@
-import GalleryCore
+package import GalleryCore
 
 /// A feed that cannot be read at all (as opposed to one bad entry, which is a ``FeedIssue``).
 package struct FeedError: LocatedError {

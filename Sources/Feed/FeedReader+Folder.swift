@@ -1,5 +1,5 @@
-import Foundation
-import GalleryCore
+package import Foundation
+package import GalleryCore
 
 extension FeedReader {
     /// File extensions read as images in a folder feed.

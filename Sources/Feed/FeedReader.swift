@@ -1,5 +1,5 @@
-import Foundation
-import GalleryCore
+package import Foundation
+package import GalleryCore
 import GalleryJSON
 
 /// The Feed stage: feed bytes (or a folder) in, ``FeedDocument`` out.

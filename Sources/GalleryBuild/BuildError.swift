@@ -1,4 +1,4 @@
-import GalleryCore
+package import GalleryCore
 
 /// Why a build stopped: a code (the CLI turns codes into exit codes, in one place), what failed
 /// and what to do, where (`gallery.yml:4:3`, `feed.json:12:5`), and the error underneath as a

@@ -1,5 +1,5 @@
 import Foundation
-import Loading
+package import Loading
 
 /// Command-line choices for one build; each overrides gallery.yml where both speak.
 package struct BuildOptions: Sendable {

@@ -4,6 +4,7 @@ import GalleryConcurrency
 import GalleryCore
 import Imaging
 import Loading
+import NIOCore
 import Synchronization
 
 /// What the builds of one process share: one HTTP client, the disk cache and its lock, the

@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import GalleryCore
-import Loading
+package import Loading
 
 /// `gallerygen cache info` and `gallerygen cache prune`: what a site's cache holds, and shrinking
 /// it to `cache_limit`.

@@ -1,10 +1,10 @@
-import Foundation
-import GalleryCore
+package import Foundation
+package import GalleryCore
 import Imaging
 import Loading
 import Markdown
 import Rendering
-import Reporting
+package import Reporting
 import Synchronization
 
 /// The pipeline, and the only code that knows the order of the stages:

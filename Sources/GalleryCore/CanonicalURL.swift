@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The identity of an image URL for deduplication: scheme and host lower-cased, the default port
 /// and the fragment dropped, path and query kept exactly as written.

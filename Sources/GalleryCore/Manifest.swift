@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// `gallery-manifest.json`: what a build produced, written last so that its presence means a
 /// complete site. Sorted and free of times so that two builds of the same inputs are identical.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The full-size bytes of one image, on disk and verified: what the Loading stage hands on.
 package struct Original: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// One entry of the feed: what to show and where its image comes from.
 package struct Photo: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 extension URL {
     /// Whether this file URL is `folder` or lies under it, symbolic links resolved on both sides

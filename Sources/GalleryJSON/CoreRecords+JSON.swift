@@ -1,5 +1,5 @@
-import Foundation
-import GalleryCore
+package import Foundation
+package import GalleryCore
 
 // The core's records read by hand: a 10,000-photo manifest, the cache index and the rendition
 // records are read at the start of every rebuild, and JSONDecoder took most of that time

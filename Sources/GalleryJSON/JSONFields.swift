@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The members of a JSON object, read by name with the expected type: how gallerygen loads the
 /// files it writes itself (manifest, cache index, rendition records).

@@ -1,4 +1,4 @@
-import GalleryCore
+package import GalleryCore
 
 /// What an image file says about itself before any pixel is decoded.
 package struct ImageHeader: Sendable, Hashable {

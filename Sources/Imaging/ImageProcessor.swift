@@ -1,6 +1,6 @@
 import CVips
-import Foundation
-import GalleryCore
+package import Foundation
+package import GalleryCore
 
 /// The Imaging stage: one original file in, its renditions and placeholder out.
 ///

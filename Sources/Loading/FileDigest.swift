@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+package import Foundation
 import GalleryCore
 
 /// Lower-case hex of a SHA-256 digest.

@@ -1,6 +1,6 @@
 import Foundation
 import GalleryConcurrency
-import GalleryCore
+package import GalleryCore
 
 /// The Loading stage: canonical URL in, verified ``Original`` on disk out.
 ///

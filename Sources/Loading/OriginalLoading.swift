@@ -1,5 +1,5 @@
 import Foundation
-import GalleryCore
+package import GalleryCore
 
 /// Something that gets the bytes of an image onto disk, verified: the Loading stage's contract.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryBuild
+import Reporting
 
 /// Runs the builds of a preview, one after another: a change while a build runs starts a new
 /// build at once, which supersedes the running one (loads the new build also needs are joined,

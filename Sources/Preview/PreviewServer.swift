@@ -1,5 +1,5 @@
-import Foundation
-import GalleryBuild
+package import Foundation
+package import GalleryBuild
 import GalleryCore
 import Hummingbird
 import Logging

@@ -1,4 +1,5 @@
-import GalleryCore
+import Foundation
+package import GalleryCore
 
 /// What the Rendering stage draws: the site's text and every photo with its outcome.
 package struct Gallery: Sendable {

@@ -1,4 +1,4 @@
-import GalleryCore
+package import GalleryCore
 
 /// A theme that cannot be used: a code, what is wrong and what to do, the template's line and
 /// column when a template does not parse, and the template engine's error underneath.

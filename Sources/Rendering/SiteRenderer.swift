@@ -1,7 +1,7 @@
 import Crypto
-import Foundation
+package import Foundation
 import GalleryConcurrency
-import GalleryCore
+package import GalleryCore
 import Mustache
 
 /// The Rendering stage: a ``Gallery`` in, the site's pages and theme assets out.
@@ -76,7 +76,7 @@ package struct SiteRenderer: Sendable {
                     column: error.context.columnNumber))
         } catch {
             throw RenderingError(
-                .unreadable, "\(theme.path): cannot load the theme", underlying: error as? any Error & Sendable)
+                .unreadable, "\(theme.path): cannot load the theme", underlying: error)
         }
         self.configuration = configuration
         self.theme = theme

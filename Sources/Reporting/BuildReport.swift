@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// What a build did: the JSON of `--report FILE` and the summary line at the end of a build.
 package struct BuildReport: Sendable, Codable, Equatable {

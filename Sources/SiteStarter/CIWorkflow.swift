@@ -1,3 +1,4 @@
+import Foundation
 import GalleryCore
 
 /// The CI files `gallerygen init --ci` writes; examples/ci/ holds the same files for a site at the

@@ -1,8 +1,10 @@
 import AsyncHTTPClient
 import Feed
-import Foundation
-import GalleryBuild
+package import Foundation
+package import GalleryBuild
 import GalleryCore
+import NIOCore
+import NIOHTTP1
 
 /// `gallerygen init`: a new site's files, written once. A commented gallery.yml (its feed read
 /// once to name its format and count its photos), an index.md, a .gitignore for the output and

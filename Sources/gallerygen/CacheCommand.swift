@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryBuild
+import Loading
 import Reporting
 
 struct CacheCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 import TestSupport
 import Testing
 

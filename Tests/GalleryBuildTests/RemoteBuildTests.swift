@@ -2,6 +2,7 @@ import Foundation
 import GalleryCore
 import GalleryJSON
 import Loading
+import Reporting
 import TestSupport
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 import Loading
+import Reporting
 import Synchronization
 import TestSupport
 import Testing
@@ -204,7 +206,7 @@ import Testing
     }
 
     @Test func anotherRecipeIsNotTakenFromTheSeed() async throws {
-        let (published, live) = try await publishedLocally(count: 2)
+        let (_, live) = try await publishedLocally(count: 2)
         let runner = try FixtureSite(count: 2, extraConfig: "  quality: 60")
 
         let result = try await build(runner, seed: live.url)
@@ -215,7 +217,7 @@ import Testing
     }
 
     @Test func otherWidthsAreNotTakenFromTheSeed() async throws {
-        let (published, live) = try await publishedLocally(count: 2)
+        let (_, live) = try await publishedLocally(count: 2)
         let runner = try FixtureSite(count: 2)
         try runner.folder.write(
             "title: Test gallery\nfeed: feed.json\nimages:\n  widths: [64, 96]\n", to: "gallery.yml")

@@ -3,6 +3,7 @@ import Foundation
 import GalleryBuild
 import Glibc
 import NIOCore
+import NIOHTTP1
 import TestSupport
 import Testing
 

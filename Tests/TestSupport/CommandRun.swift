@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Runs the built `gallerygen` binary and collects what it did.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A site folder for tests: gallery.yml, a list feed and generated photos.
 public struct FixtureSite: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import Testing
+public import Testing
 
 /// Checks that every non-void element of a page is closed, in order: a cheap stand-in for an
 /// HTML parser in tests.

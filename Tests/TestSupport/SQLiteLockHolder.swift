@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Another program holding an SQLite database locked for writing (Python's sqlite3 module, in a
 /// transaction begun with `BEGIN EXCLUSIVE`), until ``release()``.

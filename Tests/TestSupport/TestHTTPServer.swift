@@ -63,7 +63,7 @@ public final class TestHTTPServer: Sendable {
     }
 
     private let state: Mutex<State>
-    private let channel: Mutex<Channel?>
+    private let channel: Mutex<(any Channel)?>
     public let port: Int
 
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -249,7 +249,7 @@ private final class ConnectionHandler: ChannelInboundHandler {
         .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
 }

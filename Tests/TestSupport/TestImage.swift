@@ -1,5 +1,5 @@
 import CVips
-import Foundation
+public import Foundation
 
 /// An RGB test picture built in memory, saved with libvips.
 public struct TestImage: Sendable {

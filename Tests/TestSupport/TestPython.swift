@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The Python parts of the tests (botocore's signer, moto's S3 server), from the venv that

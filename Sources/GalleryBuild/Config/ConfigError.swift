@@ -1,4 +1,4 @@
-import GalleryCore
+package import GalleryCore
 
 /// A `gallery.yml` (or command line) that cannot be used: exit code 2. A code, what is wrong and
 /// how to fix it, the file, line and column, and the YAML parser's error underneath when it

@@ -1,5 +1,5 @@
-import Foundation
-import GalleryCore
+package import Foundation
+package import GalleryCore
 import Yams
 
 /// Reads `gallery.yml` into a ``SiteConfig``: every key docs/configuration.md lists, the defaults for the
@@ -79,7 +79,7 @@ package struct ConfigLoader: Sendable {
             throw Self.syntaxError(error, name: name)
         } catch {
             throw ConfigError(
-                .syntax, file: name, location: nil, "cannot read YAML", underlying: error as? any Error & Sendable)
+                .syntax, file: name, location: nil, "cannot read YAML", underlying: error)
         }
         var reader = ConfigReader(name: name)
         return try reader.siteConfig(from: root)

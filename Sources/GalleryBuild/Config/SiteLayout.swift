@@ -1,5 +1,5 @@
-import Foundation
-import GalleryCore
+package import Foundation
+package import GalleryCore
 
 /// Where a site's files are: the config's relative paths resolved against the site folder.
 package struct SiteLayout: Sendable {

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Feed
-import Foundation
+package import Foundation
 import GalleryConcurrency
 import GalleryCore
 import Imaging

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import GalleryJSON
 import Loading
 
 /// Thumbnail sets in the remote cache tier. A set is one object, `v1/sets/<set key>` (the key

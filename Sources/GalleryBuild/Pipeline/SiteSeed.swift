@@ -6,6 +6,7 @@ import GalleryJSON
 import Imaging
 import Loading
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// The published site a build starts warm from (`seed:` in gallery.yml, `--seed URL`): its

@@ -1,6 +1,6 @@
-import AsyncHTTPClient
+package import AsyncHTTPClient
 import Foundation
-import Loading
+package import Loading
 
 /// Where `remote_cache:` (or `--remote-cache`) points, and the store made from it with the
 /// credentials of the environment (never from gallery.yml, which is committed):

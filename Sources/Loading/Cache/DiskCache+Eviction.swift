@@ -1,4 +1,5 @@
-import Foundation
+import BuildStore
+package import Foundation
 import GalleryCore
 import GalleryJSON
 

@@ -1,5 +1,5 @@
-import BuildStore
-import Foundation
+package import BuildStore
+package import Foundation
 import GalleryCore
 import GalleryJSON
 import Synchronization

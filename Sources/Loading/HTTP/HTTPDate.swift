@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import GalleryCore
 
 /// HTTP dates (RFC 9110 §5.6.7). IMF-fixdate, which every current server sends, is parsed by

@@ -1,5 +1,6 @@
 import Foundation
-import GalleryCore
+package import GalleryCore
+import Synchronization
 
 /// The URL records of the remote cache tier: what one machine learned of a photo URL, so that
 /// another revalidates (or, while it is fresh, trusts) it instead of downloading it.

@@ -273,6 +273,6 @@ extension HTTPLoader {
         }
         return LoadingError(
             .network, url: url.absoluteString, "cannot reach the server",
-            underlying: error as? any Error & Sendable ?? error as NSError)
+            underlying: error)
     }
 }

@@ -1,7 +1,7 @@
-import AsyncHTTPClient
-import Foundation
+package import AsyncHTTPClient
+package import Foundation
 import GalleryConcurrency
-import GalleryCore
+package import GalleryCore
 import NIOCore
 import NIOHTTP1
 import Synchronization

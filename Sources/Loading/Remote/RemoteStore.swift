@@ -1,8 +1,8 @@
-import AsyncHTTPClient
-import Foundation
-import GalleryConcurrency
+package import AsyncHTTPClient
+package import Foundation
+package import GalleryConcurrency
 import GalleryCore
-import NIOCore
+package import NIOCore
 import NIOHTTP1
 
 /// Where the remote cache tier keeps its objects: a key-value store with three verbs. Keys are

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+package import Foundation
 
 /// AWS Signature Version 4 for S3 requests (the `Authorization` header form), as AWS documents
 /// it and botocore's S3 signer computes it: the path signed as sent (encoded once; S3 does not
