@@ -37,7 +37,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        .target(name: "GalleryCore"),
+        .target(name: "GalleryCore", dependencies: ["GalleryConcurrency"]),
         .target(name: "GalleryConcurrency"),
         .target(name: "GalleryJSON", dependencies: ["GalleryCore"]),
         .target(name: "Reporting"),

@@ -24,10 +24,10 @@ package struct Manifest: Sendable, Hashable, Codable {
     /// Encodes with sorted keys, one file and one photo per line, so that the manifest diffs
     /// cleanly; a record at a time, so that a manifest of 100,000 photos is never a tree in
     /// memory (JSONEncoder's of the whole document took 240 MB more than the result).
-    package func encoded() throws -> Data {
+    package func encoded() async throws -> Data {
         var data = Data()
         let sink: ([UInt8]) -> Void = { data.append(contentsOf: $0) }
-        try Self.encode(files: files, photos: photos, version: version, record: { $0 }, into: sink)
+        try await Self.encode(files: files, photos: photos, version: version, record: { $0 }, into: sink)
         return data
     }
 
@@ -37,13 +37,13 @@ package struct Manifest: Sendable, Hashable, Codable {
     /// The records of each part are made and encoded on every core.
     package static func encode<Element: Sendable>(
         files: [String], photos: [Element], version: Int = currentVersion,
-        record: @Sendable (Element) -> ManifestPhoto, into sink: ([UInt8]) throws -> Void
-    ) throws {
+        record: @escaping @Sendable (Element) -> ManifestPhoto, into sink: ([UInt8]) throws -> Void
+    ) async throws {
         var head = Array("{\"files\":[".utf8)
         RecordLines.appendLines(files, to: &head)
         head += Array(",\n\"photos\":[".utf8)
         try sink(head)
-        try RecordLines.encodeElements(count: photos.count, minimumPart: 256, into: sink) { offset, bytes in
+        try await RecordLines.encodeElements(count: photos.count, minimumPart: 256, into: sink) { offset, bytes in
             record(photos[offset]).appendJSON(to: &bytes)
         }
         try sink(Array("\n],\n\"version\":\(version)}\n".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryConcurrency
 
 /// JSON written a record at a time (the published manifest): an array with one element per line,
 /// each encoded on its own (sorted keys, slashes as they are), so that a document of 100,000
@@ -6,18 +7,22 @@ import Foundation
 package enum RecordLines {
     /// The elements `0..<count` of an array, a line each (the brackets are the caller's), handed
     /// to `sink` a part of 4,096 elements at a time; `element` appends the JSON of one, and each
-    /// part's are made on every core (in pieces of at least `minimumPart`).
+    /// part's are made on every core (in pieces of at least `minimumPart`), as tasks.
     package static func encodeElements(
         count: Int, minimumPart: Int, into sink: ([UInt8]) throws -> Void,
-        element: @Sendable (Int, inout [UInt8]) throws -> Void
-    ) throws {
+        element: @escaping @Sendable (Int, inout [UInt8]) throws -> Void
+    ) async throws {
         let part = 4096
+        let cores = ProcessInfo.processInfo.activeProcessorCount
         for start in stride(from: 0, to: count, by: part) {
             let end = min(count, start + part)
-            let encoded = concurrentParts(of: end - start, minimumPart: minimumPart) { range in
+            let pieces = max(1, min(cores, (end - start) / max(1, minimumPart)))
+            let size = (end - start + pieces - 1) / pieces
+            let ranges = stride(from: start, to: end, by: size).map { $0..<min(end, $0 + size) }
+            let encoded = await ranges.concurrentMap(ways: ranges.count) { range in
                 Result<[UInt8], any Error> {
                     var bytes: [UInt8] = []
-                    for offset in range.lowerBound + start..<range.upperBound + start {
+                    for offset in range {
                         if offset > 0 { bytes.append(0x2C) }
                         bytes.append(0x0A)
                         try element(offset, &bytes)

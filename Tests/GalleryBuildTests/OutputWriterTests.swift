@@ -12,7 +12,7 @@ import Testing
 
     /// A previous site (one page, one image, its manifest) and the files of the next build: a
     /// changed page naming a new image.
-    func previousSiteAndNextFiles() throws -> (TemporaryDirectory, URL, [OutputFile], Manifest, Manifest) {
+    func previousSiteAndNextFiles() async throws -> (TemporaryDirectory, URL, [OutputFile], Manifest, Manifest) {
         let folder = try TemporaryDirectory("writer")
         let output = folder.file("public")
         let oldImage = folder.file("cache/old.webp")
@@ -25,7 +25,7 @@ import Testing
             OutputFile(path: "images/old.webp", content: .copy(of: oldImage, size: 9)),
         ]
         let firstManifest = Manifest(photos: [], files: first.map(\.path).sorted())
-        _ = try writer.write(first, manifest: firstManifest, previous: nil)
+        _ = try await writer.write(first, manifest: firstManifest, previous: nil)
         let next = [
             OutputFile(path: "index.html", content: .bytes(Array("<img src=images/new.webp>".utf8))),
             OutputFile(path: "album-a.html", content: .bytes(Array("<img src=images/new.webp>".utf8))),
@@ -35,8 +35,8 @@ import Testing
     }
 
     @Test(arguments: ["images/new.webp", "index.html", "album-a.html", Manifest.fileName])
-    func aFailureBeforeThePagesAreSwitchedLeavesThePreviousSite(failingAt failing: String) throws {
-        let (folder, output, next, firstManifest, nextManifest) = try previousSiteAndNextFiles()
+    func aFailureBeforeThePagesAreSwitchedLeavesThePreviousSite(failingAt failing: String) async throws {
+        let (folder, output, next, firstManifest, nextManifest) = try await previousSiteAndNextFiles()
         let before = folder.allFiles(under: "public").map {
             ($0, try? Data(contentsOf: output.appendingPathComponent($0)))
         }
@@ -44,7 +44,9 @@ import Testing
             if path == failing { throw DiskFull() }
         }
 
-        #expect(throws: DiskFull.self) { try writer.write(next, manifest: nextManifest, previous: firstManifest.files) }
+        await #expect(throws: DiskFull.self) {
+            try await writer.write(next, manifest: nextManifest, previous: firstManifest.files)
+        }
 
         let after = folder.allFiles(under: "public").map {
             ($0, try? Data(contentsOf: output.appendingPathComponent($0)))
@@ -53,21 +55,21 @@ import Testing
         #expect(after.map(\.1) == before.map(\.1), "no file changed")
     }
 
-    @Test func pagesAreWrittenAfterTheImagesTheyNameAndTheManifestLast() throws {
-        let (folder, output, next, firstManifest, nextManifest) = try previousSiteAndNextFiles()
+    @Test func pagesAreWrittenAfterTheImagesTheyNameAndTheManifestLast() async throws {
+        let (folder, output, next, firstManifest, nextManifest) = try await previousSiteAndNextFiles()
         defer { withExtendedLifetime(folder) {} }
         let order = Locked<[String]>([])
         let writer = OutputWriter(directory: output) { path in order.update { $0?.append(path) } }
 
-        _ = try writer.write(next, manifest: nextManifest, previous: firstManifest.files)
+        _ = try await writer.write(next, manifest: nextManifest, previous: firstManifest.files)
 
         #expect(order.value == ["images/new.webp", "index.html", "album-a.html", Manifest.fileName])
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("images/old.webp").path))
         #expect(try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8).contains("new"))
     }
 
-    @Test func aWriteAfterAKilledOneSweepsWhatItStaged() throws {
-        let (folder, output, next, firstManifest, nextManifest) = try previousSiteAndNextFiles()
+    @Test func aWriteAfterAKilledOneSweepsWhatItStaged() async throws {
+        let (folder, output, next, firstManifest, nextManifest) = try await previousSiteAndNextFiles()
         let writer = OutputWriter(directory: output)
         // A build killed while staging: pages at temporary names, never finished nor abandoned.
         let killed = try OutputWriter.Staging(writer)
@@ -77,7 +79,7 @@ import Testing
         }
         #expect(temporary.count == 3, "two pages and the marker: \(temporary)")
 
-        _ = try writer.write(next, manifest: nextManifest, previous: firstManifest.files)
+        _ = try await writer.write(next, manifest: nextManifest, previous: firstManifest.files)
 
         let files = folder.allFiles(under: "public")
         #expect(files == ["album-a.html", "images/new.webp", "index.html", Manifest.fileName].sorted(), "\(files)")
@@ -86,7 +88,7 @@ import Testing
     /// The manifest is compared with the one in place and written a part at a time: a manifest of
     /// several parts that is the same is not rewritten (same inode), and one that differs in its
     /// first part, its last, by a record more or one less, is written whole and exactly.
-    @Test func aManifestOfManyPartsIsRewrittenOnlyWhenItDiffersAndThenExactly() throws {
+    @Test func aManifestOfManyPartsIsRewrittenOnlyWhenItDiffersAndThenExactly() async throws {
         let folder = try TemporaryDirectory("writer-manifest")
         let output = folder.file("public")
         let writer = OutputWriter(directory: output)
@@ -97,16 +99,16 @@ import Testing
         }
         let base = (0..<9000).map { photo($0) }  // three parts of 4,096
         let file = output.appendingPathComponent(Manifest.fileName)
-        func write(_ photos: [ManifestPhoto]) throws -> (Data, FileStatus?) {
+        func write(_ photos: [ManifestPhoto]) async throws -> (Data, FileStatus?) {
             let manifest = Manifest(photos: photos, files: ["index.html"])
-            _ = try writer.write([], manifest: manifest, previous: nil)
+            _ = try await writer.write([], manifest: manifest, previous: nil)
             let data = try Data(contentsOf: file)
-            #expect(data == (try manifest.encoded()))
+            #expect(data == (try await manifest.encoded()))
             #expect(try Manifest.decode(data) == manifest)
             return (data, FileStatus(file))
         }
-        let (_, first) = try write(base)
-        let (_, again) = try write(base)
+        let (_, first) = try await write(base)
+        let (_, again) = try await write(base)
         #expect(
             again?.inode == first?.inode && again?.modifiedNanoseconds == first?.modifiedNanoseconds,
             "the same manifest is left in place")
@@ -116,7 +118,7 @@ import Testing
         changedLast[8999] = photo(8999, "x")
         // Each written exactly (checked in write(_:)), whatever part it differs in.
         for photos in [changedFirst, changedLast, base + [photo(9000)], Array(base.dropLast()), [], base] {
-            _ = try write(photos)
+            _ = try await write(photos)
         }
         let leftovers = folder.allFiles(under: "public").filter {
             AtomicFile.isTemporaryName(($0 as NSString).lastPathComponent)

@@ -63,7 +63,7 @@ struct OutputWriter {
     }
 
     /// `previous`: the files the build before wrote (``previousFiles()``).
-    func write(_ files: [OutputFile], manifest: Manifest, previous: [String]?) throws -> Result {
+    func write(_ files: [OutputFile], manifest: Manifest, previous: [String]?) async throws -> Result {
         let staging = try Staging(self)
         do {
             try staging.copy(files)
@@ -72,7 +72,7 @@ struct OutputWriter {
                     guard case .bytes(let bytes) = file.content else { return nil }
                     return (file.path, bytes)
                 })
-            return try staging.finish(manifest: manifest, previous: previous)
+            return try await staging.finish(manifest: manifest, previous: previous)
         } catch {
             staging.abandon()
             throw error
@@ -193,8 +193,8 @@ struct OutputWriter {
         /// they come; from the first difference on they go to a temporary file, which starts
         /// with the bytes that were the same (copied from the file in place). Nothing but a part
         /// and a block of the file in place is held at a time.
-        private func stageStreamed(_ path: String, _ produce: (([UInt8]) throws -> Void) throws -> Void) throws
-            -> Bool
+        private func stageStreamed(_ path: String, _ produce: (([UInt8]) throws -> Void) async throws -> Void)
+            async throws -> Bool
         {
             let target = writer.directory.appendingPathComponent(path)
             let existing = FileHandle(forReadingAtPath: target.path)
@@ -221,7 +221,7 @@ struct OutputWriter {
                 }
                 return handle
             }
-            try produce { part in
+            try await produce { part in
                 if output == nil, let existing {
                     let old = try existing.read(upToCount: part.count) ?? Data()
                     if OutputWriter.same(old, part) {
@@ -245,9 +245,9 @@ struct OutputWriter {
         /// Stages the manifest (left alone when its bytes are those in place), renames everything
         /// staged into place, the manifest last, and removes the files of `previous` that
         /// `manifest` no longer lists.
-        func finish(manifest: Manifest, previous: [String]?) throws -> Result {
-            try finish(files: manifest.files, previous: previous) { sink in
-                try Manifest.encode(
+        func finish(manifest: Manifest, previous: [String]?) async throws -> Result {
+            try await finish(files: manifest.files, previous: previous) { sink in
+                try await Manifest.encode(
                     files: manifest.files, photos: manifest.photos, version: manifest.version, record: { $0 },
                     into: sink)
             }
@@ -255,10 +255,10 @@ struct OutputWriter {
 
         /// ``finish(manifest:previous:)`` for a manifest listing `files` whose bytes `encode` hands
         /// to its sink a part at a time (``Manifest/encode(files:photos:version:record:into:)``).
-        func finish(files: [String], previous: [String]?, manifest encode: (([UInt8]) throws -> Void) throws -> Void)
-            throws -> Result
-        {
-            _ = try stageStreamed(Manifest.fileName, encode)
+        func finish(
+            files: [String], previous: [String]?, manifest encode: (([UInt8]) throws -> Void) async throws -> Void
+        ) async throws -> Result {
+            _ = try await stageStreamed(Manifest.fileName, encode)
             let fileManager = FileManager.default
             for file in staged {
                 let (temporary, target) = paths(of: file)

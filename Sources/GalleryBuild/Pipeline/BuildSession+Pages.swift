@@ -114,7 +114,7 @@ extension BuildSession {
     func write(
         pagePaths: [String], outcomes: [Int: PhotoOutcome], photos: [Photo], into staging: OutputWriter.Staging,
         previous: [String]?, record: RenderedPages
-    ) throws(BuildError) -> (OutputWriter.Result, thumbnails: (checked: [UnchangedPage], kept: [UnchangedPage])) {
+    ) async throws(BuildError) -> (OutputWriter.Result, thumbnails: (checked: [UnchangedPage], kept: [UnchangedPage])) {
         var files: [OutputFile] = []
         var seen: Set<String> = []
         for photo in photos {
@@ -153,8 +153,8 @@ extension BuildSession {
         }
         do {
             let thumbnails = try staging.copy(files, recorded: record.recorded)
-            let result = try staging.finish(files: manifestFiles, previous: previous) { sink in
-                try Manifest.encode(files: manifestFiles, photos: photos, record: manifestRecord, into: sink)
+            let result = try await staging.finish(files: manifestFiles, previous: previous) { sink in
+                try await Manifest.encode(files: manifestFiles, photos: photos, record: manifestRecord, into: sink)
             }
             return (result, thumbnails)
         } catch {

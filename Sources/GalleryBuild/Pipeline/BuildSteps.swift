@@ -189,14 +189,14 @@ extension BuildSession {
         // Read while the photos loaded.
         let (previous, manifestSeconds) = await context.previousManifest?.value ?? (nil, 0)
         context.report.seconds["manifest"] = manifestSeconds
-        let (written, thumbnails) = try write(
+        let (written, thumbnails) = try await write(
             pagePaths: site.paths, outcomes: context.outcomes, photos: context.feed.photos, into: staging,
             previous: previous, record: site.record)
         // Written: nothing is left to abandon.
         context.staging = nil
         // Only ever saves work: a build that cannot record its pages renders them next time.
         if let sources = site.sources {
-            try? site.record.save(
+            try? await site.record.save(
                 rendered: site.rendered + thumbnails.checked, kept: site.kept + thumbnails.kept, sources: sources,
                 to: cache.buildStore)
         }
