@@ -46,50 +46,89 @@ package struct RenditionSetSummary: Sendable {
 }
 
 extension BuildStore {
-    /// The set of `key`; nil when the store has none.
-    package func renditionSet(key: String) throws -> RenditionSetRecord? {
-        try database.read { db in
-            guard
-                let set = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT width, height, placeholder_color, placeholder_uri, transparent, "
-                            + RenditionSetRecord.cameraColumns.joined(separator: ", ")
-                            + ", last_used FROM rendition_set WHERE key = ?"),
-                    arguments: [key])
-            else { return nil }
-            var renditions: [Rendition] = []
-            var stamps: [FileStamp?] = []
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: "SELECT format, width, height, path, bytes, sha256, stamp_modified, stamp_inode "
-                        + "FROM rendition WHERE set_key = ? ORDER BY position"),
-                arguments: [key])
-            while let row = try rows.next() {
-                guard let format = ImageFormat(rawValue: row[0]) else { return nil }
-                renditions.append(
-                    Rendition(
-                        format: format, width: row[1], height: row[2], path: row[3], byteCount: row[4], sha256: row[5]))
-                let modified: Int64? = row[6]
-                let inode: Int64? = row[7]
-                stamps.append(
-                    modified.flatMap { modified in
-                        inode.map { FileStamp(modified: modified, inode: UInt64(bitPattern: $0)) }
-                    })
+    /// The sets of `keys` the store has, by key, read in one transaction without holding a thread
+    /// (a rebuild of 100,000 photos asks for all of them at once).
+    package func renditionSets(keys: [String]) async throws -> [String: RenditionSetRecord] {
+        guard !keys.isEmpty else { return [:] }
+        return try await database.read { db in
+            var records: [String: RenditionSetRecord] = [:]
+            records.reserveCapacity(keys.count)
+            // SQLite takes at most 32,766 parameters a statement.
+            for start in stride(from: 0, to: keys.count, by: 10_000) {
+                let chunk = Array(keys[start..<min(keys.count, start + 10_000)])
+                try Self.read(chunk, from: db, into: &records)
             }
+            return records
+        }
+    }
+
+    /// The set of `key`; nil when the store has none.
+    package func renditionSet(key: String) async throws -> RenditionSetRecord? {
+        try await renditionSets(keys: [key])[key]
+    }
+
+    private static func read(_ keys: [String], from db: Database, into records: inout [String: RenditionSetRecord])
+        throws
+    {
+        let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+        let arguments = StatementArguments(keys)
+        var renditions: [String: (files: [Rendition], stamps: [FileStamp?])] = [:]
+        let rows = try Row.fetchCursor(
+            db,
+            sql: "SELECT set_key, format, width, height, path, bytes, sha256, stamp_modified, stamp_inode "
+                + "FROM rendition WHERE set_key IN (\(marks)) ORDER BY set_key, position",
+            arguments: arguments)
+        var unreadable: Set<String> = []
+        while let row = try rows.next() {
+            let key: String = row[0]
+            guard let format = ImageFormat(rawValue: row[1]) else {
+                unreadable.insert(key)
+                continue
+            }
+            let modified: Int64? = row[7]
+            let inode: Int64? = row[8]
+            renditions[key, default: ([], [])].files.append(
+                Rendition(
+                    format: format, width: row[2], height: row[3], path: row[4], byteCount: row[5], sha256: row[6]))
+            renditions[key, default: ([], [])].stamps.append(
+                modified.flatMap { modified in
+                    inode.map { FileStamp(modified: modified, inode: UInt64(bitPattern: $0)) }
+                })
+        }
+        let sets = try Row.fetchCursor(
+            db,
+            sql: "SELECT key, width, height, placeholder_color, placeholder_uri, transparent, "
+                + RenditionSetRecord.cameraColumns.joined(separator: ", ")
+                + ", last_used FROM rendition_set WHERE key IN (\(marks))",
+            arguments: arguments)
+        while let set = try sets.next() {
+            let key: String = set[0]
+            // A set whose files cannot be read is no set: it is made again.
+            guard !unreadable.contains(key), let files = renditions[key] else { continue }
             let camera = CameraDetails(
-                camera: set[5], lens: set[6], focalLength: set[7], aperture: set[8], exposure: set[9], iso: set[10],
-                taken: set[11])
+                camera: set[6], lens: set[7], focalLength: set[8], aperture: set[9], exposure: set[10], iso: set[11],
+                taken: set[12])
             let image = ProcessedImage(
-                width: set[0], height: set[1], renditions: renditions,
-                placeholder: Placeholder(color: set[2], dataURI: set[3]), hasTransparency: set[4],
+                width: set[1], height: set[2], renditions: files.files,
+                placeholder: Placeholder(color: set[3], dataURI: set[4]), hasTransparency: set[5],
                 camera: camera == CameraDetails() ? nil : camera)
-            return RenditionSetRecord(image: image, stamps: stamps, lastUsed: set[12])
+            records[key] = RenditionSetRecord(image: image, stamps: files.stamps, lastUsed: set[13])
         }
     }
 
     /// Writes the sets of `records` by key, each replacing what the store had under its key, in
     /// one transaction. Written after the files they name.
-    package func saveRenditionSets(_ records: [(key: String, record: RenditionSetRecord)]) throws {
+    package func saveRenditionSets(_ records: [(key: String, record: RenditionSetRecord)]) async throws {
+        guard !records.isEmpty else { return }
+        try await database.write { db in
+            for (key, record) in records { try Self.insert(record, key: key, into: db) }
+        }
+        markWritten()
+    }
+
+    /// ``saveRenditionSets(_:)`` for code that cannot wait: the one-time takeover of a cache
+    /// written before the store, when the cache is opened.
+    package func saveRenditionSetsNow(_ records: [(key: String, record: RenditionSetRecord)]) throws {
         guard !records.isEmpty else { return }
         try database.write { db in
             for (key, record) in records { try Self.insert(record, key: key, into: db) }
@@ -127,9 +166,9 @@ extension BuildStore {
     }
 
     /// Moves the last use of the sets of `keys` to `time`.
-    package func touchRenditionSets(_ keys: [String], at time: Double) throws {
+    package func touchRenditionSets(_ keys: [String], at time: Double) async throws {
         guard !keys.isEmpty else { return }
-        try database.write { db in
+        try await database.write { db in
             let update = try db.cachedStatement(sql: "UPDATE rendition_set SET last_used = ? WHERE key = ?")
             for key in keys { try update.execute(arguments: [time, key]) }
         }

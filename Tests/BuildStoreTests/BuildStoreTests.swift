@@ -108,7 +108,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"), "checkpointed into one file")
     }
 
-    @Test func renditionSetsReadBackWholeAndGoWithTheirFiles() throws {
+    @Test func renditionSetsReadBackWholeAndGoWithTheirFiles() async throws {
         let store = BuildStore.inMemory()
         let image = ProcessedImage(
             width: 4000, height: 3000,
@@ -122,23 +122,31 @@ import Testing
         let record = RenditionSetRecord(
             image: image, stamps: [FileStamp(modified: 1_763_800_000_123_456_789, inode: .max), nil],
             lastUsed: 1_763_800_000.5)
-        try store.saveRenditionSets([("k1", record)])
-        #expect(try store.renditionSet(key: "k1") == record)
-        #expect(try store.renditionSet(key: "k2") == nil)
+        try await store.saveRenditionSets([("k1", record)])
+        #expect(try await store.renditionSet(key: "k1") == record)
+        #expect(try await store.renditionSet(key: "k2") == nil)
         var bare = record
         bare.image.camera = nil
         bare.image.renditions.removeLast()
         bare.stamps = [nil]
-        try store.saveRenditionSets([("k1", bare), ("k2", record)])
-        #expect(try store.renditionSet(key: "k1") == bare, "a set replaced keeps none of its old files")
-        try store.touchRenditionSets(["k2"], at: 1_800_000_000)
+        try await store.saveRenditionSets([("k1", bare), ("k2", record)])
+        #expect(try await store.renditionSet(key: "k1") == bare, "a set replaced keeps none of its old files")
+        try await store.touchRenditionSets(["k2"], at: 1_800_000_000)
         let summaries = try store.renditionSetSummaries().sorted { $0.key < $1.key }
         #expect(summaries.map(\.key) == ["k1", "k2"])
         #expect(summaries[1].fileNames == ["a-480.avif", "a-960.webp"] && summaries[1].bytes == 1234 + 5678)
         #expect(summaries[1].lastUsed == 1_800_000_000)
         try store.removeRenditionSets(["k1"])
-        #expect(try store.renditionSet(key: "k1") == nil)
-        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rendition") } == 2)
+        #expect(try await store.renditionSet(key: "k1") == nil)
+        #expect(
+            try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rendition") } == 2)
+        // Many at once, in one read (and more than one statement's worth of keys): those the
+        // store has, and no others.
+        let many = (0..<10_500).map { ("m\($0)", record) }
+        try await store.saveRenditionSets(many)
+        let found = try await store.renditionSets(keys: ["k2", "absent"] + many.map(\.0))
+        #expect(found.count == 10_501 && found["k2"]?.image == record.image && found["absent"] == nil)
+        #expect(found["m0"] == record && found["m10499"] == record)
     }
 
     /// A file that is not a database, one cut short, one from a newer gallerygen: each is said in

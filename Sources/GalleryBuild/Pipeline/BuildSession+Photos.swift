@@ -27,8 +27,12 @@ extension BuildSession {
         }
         // A photo fresh in the cache whose renditions are made needs no task and no wait: one
         // pass over the feed on every core settles them (all of a rebuild within max-age).
-        let available = await Array(zip(photos, sources)).concurrentMap { [loader, renditions] photo, source in
-            source.flatMap(loader.availableOriginal(for:)).map { original in
+        let originals = await sources.concurrentMap { [loader] source in source.flatMap(loader.availableOriginal(for:))
+        }
+        // Their sets' records, read in one go.
+        await renditions.prefetch(originals.compactMap { $0 })
+        let available = await originals.concurrentMap { [renditions] original in
+            original.map { original in
                 let found = AvailablePhoto(
                     original: original, image: renditions.availableRenditions(of: original)?.image)
                 if found.image != nil {

@@ -133,7 +133,7 @@ struct BuildSession: Sendable {
         }
         var cacheWarning: String?
         do {
-            try renditions.persistUses()
+            try await renditions.persistUses()
             try cache.persist()
             if let limit = config.cacheLimit, case .success = result {
                 let (_, remaining) = try cache.evict(toFit: limit)

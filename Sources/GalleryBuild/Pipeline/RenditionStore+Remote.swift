@@ -14,16 +14,14 @@ extension RenditionStore {
     /// writes it back, replacing a damaged one).
     func sharedOutcome(of original: Original, key: String) async -> Outcome? {
         guard let remote else { return nil }
-        return await remote.read(.set, key) { payload -> Outcome? in
+        let written = await remote.read(.set, key) { payload -> ProcessedImage? in
             do {
                 let files = try Self.unpack(payload, stems: stems(of: original.sha256), widths: recipe.widths)
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 for (rendition, data) in zip(files.image.renditions, files.contents) {
                     try AtomicFile.write(data, to: file(of: rendition))
                 }
-                try writeRecord(files.image, key: key)
-                remember(files.image, key: key)
-                return Outcome(image: files.image, original: original, wasProcessed: false)
+                return files.image
             } catch let rejection as ThumbnailSetCheck.Rejection {
                 remote.reject(.set, key, because: "held a thumbnail set that \(rejection.kind); replaced")
                 return nil
@@ -32,6 +30,10 @@ extension RenditionStore {
                 return nil
             }
         }
+        // The record is written after the files it names.
+        guard let image = written, (try? await writeRecord(image, key: key)) != nil else { return nil }
+        remember(image, key: key)
+        return Outcome(image: image, original: original, wasProcessed: false)
     }
 
     /// Writes a set this build made to the remote tier.
@@ -45,7 +47,9 @@ extension RenditionStore {
     func shareIfMissing(_ original: Original) async {
         guard let remote else { return }
         let key = usedSetKey(of: original)
-        guard let image = cachedOutcome(key: key)?.image, await remote.contains(.set, key) == false else { return }
+        guard let image = await cachedOutcome(key: key)?.image, await remote.contains(.set, key) == false else {
+            return
+        }
         await share(image, key: key)
     }
 

@@ -22,6 +22,10 @@ final class RenditionStore: Sendable {
     private let store: BuildStore
     /// Sets used by this build whose last use the store has as over an hour ago.
     private let staleUses = Mutex<[String]>([])
+    /// Records read ahead for the photos the cache has (``prefetch(_:)``), by set key.
+    private let prefetched = Mutex<[String: RenditionSetRecord]>([:])
+    /// Records to write again (new stamps, hashes taken once), written with the uses.
+    private let rewrites = Mutex<[(key: String, record: RenditionSetRecord)]>([])
     /// The published site to take sets from before making them (`seed:`).
     private let seed: SiteSeed?
     /// The remote cache tier: asked before making a set, told of every set made.
@@ -58,9 +62,21 @@ final class RenditionStore: Sendable {
         )
     }
 
-    /// The renditions of `original` when the cache has them: no task, no wait.
+    /// Reads the records of the sets of `originals` in one go, for ``availableRenditions(of:)``:
+    /// a rebuild asks for all its photos' sets at once, not one query per photo.
+    func prefetch(_ originals: [Original]) async {
+        let keys = originals.map(usedSetKey(of:))
+        let records = (try? await store.renditionSets(keys: keys)) ?? [:]
+        prefetched.withLock { $0.merge(records) { _, new in new } }
+    }
+
+    /// The renditions of `original` when the cache has them (known to this build, or read ahead
+    /// by ``prefetch(_:)``): no task, no wait, no query.
     func availableRenditions(of original: Original) -> Outcome? {
-        cachedOutcome(key: usedSetKey(of: original))
+        let key = usedSetKey(of: original)
+        if let outcome = knownOutcome(key: key) { return outcome }
+        guard let record = prefetched.withLock({ $0.removeValue(forKey: key) }) else { return nil }
+        return checkedOutcome(key: key, record: record)
     }
 
     /// The renditions of `original`, from the cache or made now. An original the cache served
@@ -74,7 +90,7 @@ final class RenditionStore: Sendable {
     ) async throws -> Outcome {
         let key = usedSetKey(of: original)
         return try await inFlight.value(for: key) { [self] in
-            if let cached = cachedOutcome(key: key) { return cached }
+            if let cached = await cachedOutcome(key: key) { return cached }
             if let shared = await sharedOutcome(of: original, key: key) { return shared }
             if let seeded = await seededOutcome(of: original, key: key) { return seeded }
             var original = original
@@ -97,7 +113,7 @@ final class RenditionStore: Sendable {
                 if original.sha256 != expected {
                     // The source changed since it was cached or published: other bytes, another set.
                     setKey = usedSetKey(of: original)
-                    if var outcome = cachedOutcome(key: setKey) {
+                    if var outcome = await cachedOutcome(key: setKey) {
                         outcome.original = original
                         return outcome
                     }
@@ -112,7 +128,7 @@ final class RenditionStore: Sendable {
                 return (try Self.hashed(image, in: directory), warnings)
             }
             // The record is written after the files it names.
-            try writeRecord(image, key: setKey)
+            try await writeRecord(image, key: setKey)
             await share(image, key: setKey)
             return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
         }
@@ -134,7 +150,7 @@ final class RenditionStore: Sendable {
             let image = await seed.image(
                 originalSHA256: original.sha256, stems: stems(of: original.sha256), widths: recipe.widths,
                 into: directory),
-            (try? writeRecord(image, key: key)) != nil
+            (try? await writeRecord(image, key: key)) != nil
         else { return nil }
         seed.noteAdopted()
         remember(image, key: key)
@@ -151,6 +167,7 @@ final class RenditionStore: Sendable {
     func forgetFinished() async {
         await inFlight.forgetFinished()
         known.withLock { $0 = [:] }
+        prefetched.withLock { $0 = [:] }
     }
 
     /// Waits for encodes under way (libvips cannot be interrupted), so that none is cut short.
@@ -171,38 +188,59 @@ final class RenditionStore: Sendable {
     }
 
     /// A set found in the cache, once per build: the record is read and checked on first use.
-    func cachedOutcome(key: String) -> Outcome? {
-        if let image = known.withLock({ $0[key] }) { return Outcome(image: image, wasProcessed: false) }
-        guard let image = cachedImage(key: key) else { return nil }
+    func cachedOutcome(key: String) async -> Outcome? {
+        if let outcome = knownOutcome(key: key) { return outcome }
+        let record =
+            if let record = prefetched.withLock({ $0.removeValue(forKey: key) }) {
+                record
+            } else {
+                try? await store.renditionSet(key: key)
+            }
+        return record.flatMap { checkedOutcome(key: key, record: $0) }
+    }
+
+    private func knownOutcome(key: String) -> Outcome? {
+        known.withLock { $0[key] }.map { Outcome(image: $0, wasProcessed: false) }
+    }
+
+    private func checkedOutcome(key: String, record: RenditionSetRecord) -> Outcome? {
+        guard let image = checkedImage(key: key, record: record) else { return nil }
         remember(image, key: key)
         return Outcome(image: image, wasProcessed: false)
     }
 
-    /// Records the last use of the sets this build used, for least-recently-used eviction, in
-    /// steps of an hour, like the URL records' (plenty for LRU, and no write per use).
-    func persistUses() throws {
+    /// Writes what this build learned of the sets it used: their last use, for least-recently-used
+    /// eviction (in steps of an hour, like the URL records': plenty for LRU, and no write per
+    /// use), and the records whose files it found moved or hashed.
+    func persistUses() async throws {
         let keys = staleUses.withLock { keys in
             defer { keys = [] }
             return keys
         }
-        try store.touchRenditionSets(keys, at: Date().timeIntervalSince1970)
+        let records = rewrites.withLock { records in
+            defer { records = [] }
+            return records
+        }
+        try await store.saveRenditionSets(records)
+        try await store.touchRenditionSets(keys, at: Date().timeIntervalSince1970)
     }
 
     /// The set's record, written after the files it names, with their stamps as the files are
     /// now: a file whose stamp has moved since is hashed before it is used again.
-    func writeRecord(_ image: ProcessedImage, key: String) throws {
-        let stamps = image.renditions.map { FileStatus(file(of: $0)).map(FileStamp.init) }
-        try store.saveRenditionSets([
-            (key, RenditionSetRecord(image: image, stamps: stamps, lastUsed: Date().timeIntervalSince1970))
-        ])
+    func writeRecord(_ image: ProcessedImage, key: String) async throws {
+        try await store.saveRenditionSets([(key, record(of: image))])
     }
 
-    /// A record whose every file is present with its recorded size, and with its recorded stamp
-    /// or else its recorded hash (a file damaged in place at the same size is caught here);
-    /// anything less is a miss, and the set is made again. A record from before renditions were
-    /// hashed gets its hashes once, from its files.
-    private func cachedImage(key: String) -> ProcessedImage? {
-        guard let record = try? store.renditionSet(key: key) else { return nil }
+    private func record(of image: ProcessedImage) -> RenditionSetRecord {
+        let stamps = image.renditions.map { FileStatus(file(of: $0)).map(FileStamp.init) }
+        return RenditionSetRecord(image: image, stamps: stamps, lastUsed: Date().timeIntervalSince1970)
+    }
+
+    /// `record`'s image when its every file is present with its recorded size, and with its
+    /// recorded stamp or else its recorded hash (a file damaged in place at the same size is
+    /// caught here); anything less is a miss, and the set is made again. A record from before
+    /// renditions were hashed gets its hashes once, from its files.
+    private func checkedImage(key: String, record: RenditionSetRecord) -> ProcessedImage? {
         var image = record.image
         var stamps: [FileStamp] = []
         for rendition in image.renditions {
@@ -212,15 +250,15 @@ final class RenditionStore: Sendable {
             stamps.append(FileStamp(status))
         }
         if image.renditions.contains(where: { $0.sha256 == nil }) {
-            guard let hashed = try? Self.hashed(image, in: directory), (try? writeRecord(hashed, key: key)) != nil
-            else { return nil }
+            guard let hashed = try? Self.hashed(image, in: directory) else { return nil }
             image = hashed
+            rewrites.withLock { $0.append((key, self.record(of: hashed))) }
         } else if record.stamps != stamps.map(Optional.some) {
             for (index, rendition) in image.renditions.enumerated()
             where index >= record.stamps.count || record.stamps[index] != stamps[index] {
                 guard (try? FileDigest.sha256(of: file(of: rendition)).hex) == rendition.sha256 else { return nil }
             }
-            try? writeRecord(image, key: key)
+            rewrites.withLock { $0.append((key, self.record(of: image))) }
         } else if Date().timeIntervalSince1970 - record.lastUsed >= 3600 {
             staleUses.withLock { $0.append(key) }
         }

@@ -118,7 +118,7 @@ package final class DiskCache: Sendable {
                     RenditionSetRecord(image: image, stamps: recorded, lastUsed: lastUsed)
                 ))
         }
-        guard (try? store.saveRenditionSets(sets)) != nil else { return }
+        guard (try? store.saveRenditionSetsNow(sets)) != nil else { return }
         for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
     }
 
