@@ -52,3 +52,19 @@ package struct FileStatus: Sendable, Equatable {
         self.init(path: url.path)
     }
 }
+
+/// A file's modification time (to the nanosecond) and inode: when both are as recorded, the file
+/// was not written since.
+package struct FileStamp: Sendable, Hashable {
+    package var modified: Int64
+    package var inode: UInt64
+
+    package init(modified: Int64, inode: UInt64) {
+        self.modified = modified
+        self.inode = inode
+    }
+
+    package init(_ status: FileStatus) {
+        self.init(modified: status.modifiedNanoseconds, inode: status.inode)
+    }
+}

@@ -213,6 +213,26 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: legacy.path))
     }
 
+    /// The files a build removes (those the last build published and this one does not make)
+    /// come from the build store while the manifest is as that build left it: such a manifest
+    /// is not read at all (here it is damaged in place, its time put back, and still the page of
+    /// the photo that left the feed goes).
+    @Test func theFilesToRemoveComeFromTheStoreWhileTheManifestIsAsItWasLeft() async throws {
+        let site = try FixtureSite(count: 3)
+        _ = try await build(site)
+        let gone = try "photos/" + photoPage(site, title: "Photo 3")
+        try FileTampering.flipByte(in: site.folder.file("public/\(Manifest.fileName)"), at: 0)
+        try site.writeFeed(
+            (1...2).map { #"{"title": "Photo \#($0)", "imageUrl": "photos/p\#($0).jpg"}"# })
+
+        let report = try await build(site)
+
+        #expect(report.counts.filesRemoved >= 1, "\(report.counts)")
+        #expect(!FileManager.default.fileExists(atPath: site.folder.file("public/\(gone)").path))
+        _ = try await build(site, output: "fresh")
+        #expect(try bytes(site) == bytes(site, "fresh"))
+    }
+
     @Test func anAlbumNamedLikeAnothersSecondPageGetsANameOfItsOwn() async throws {
         // One photo a page: album "Trip" has a second page, `album-trip-2.html`, which would also
         // be the first page of album "Trip 2": two pages at one path, and a rebuild that kept one

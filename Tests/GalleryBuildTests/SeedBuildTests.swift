@@ -273,7 +273,7 @@ import Testing
         manifest.photos[1].validators = victim.validators
         manifest.photos[1].mac = victim.mac
         manifest.photos[2].renditions[0].path = "images/../../outside.webp"
-        try await await manifest.encoded().write(to: manifestFile)
+        try await manifest.encoded().write(to: manifestFile)
         let live = try await PublishedSite(published.folder.file("public"))
 
         let trusting = try remoteSite(upstream)

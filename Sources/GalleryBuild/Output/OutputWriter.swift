@@ -1,3 +1,4 @@
+import BuildStore
 import Foundation
 import GalleryCore
 import GalleryJSON
@@ -52,14 +53,32 @@ struct OutputWriter {
         var written = 0
         var bytesWritten: Int64 = 0
         var removed = 0
+        /// The files the manifest lists.
+        var files: [String] = []
     }
 
     /// The files the build before wrote, if the output has a readable manifest (its photos are
-    /// not read: at 100,000 photos they would cost hundreds of megabytes for nothing).
-    func previousFiles() -> [String]? {
+    /// not read: at 100,000 photos they would cost hundreds of megabytes for nothing). When
+    /// `recorded` is the list of this folder's manifest as it still is (same size, time and
+    /// inode), it is the answer, and the manifest is not read at all.
+    func previousFiles(recorded: PublishedFiles? = nil) -> [String]? {
         let file = directory.appendingPathComponent(Manifest.fileName)
+        if let recorded, recorded.output == directory.standardizedFileURL.path, let status = FileStatus(file),
+            status.size == recorded.manifestSize, FileStamp(status) == recorded.manifestStamp
+        {
+            return Array(recorded.files)
+        }
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         return Manifest.fileList(of: data)
+    }
+
+    /// The list the next build's ``previousFiles(recorded:)`` takes for this folder's manifest
+    /// of `files`, as the manifest is now on disk; nil when it cannot be stat'ed.
+    func published(_ files: [String]) -> PublishedFiles? {
+        guard let status = FileStatus(directory.appendingPathComponent(Manifest.fileName)) else { return nil }
+        return PublishedFiles(
+            output: directory.standardizedFileURL.path, manifestSize: status.size, manifestStamp: FileStamp(status),
+            files: Set(files))
     }
 
     /// `previous`: the files the build before wrote (``previousFiles()``).
@@ -273,6 +292,7 @@ struct OutputWriter {
             staged = []
             created = []
             try? FileManager.default.removeItem(at: marker)
+            result.files = files
             let produced = Set(files)
             for stale in previous ?? [] where !produced.contains(stale) && OutputWriter.isSafeRelativePath(stale) {
                 let target = writer.directory.appendingPathComponent(stale)

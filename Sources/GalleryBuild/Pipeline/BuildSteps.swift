@@ -1,3 +1,4 @@
+import BuildStore
 import Feed
 import Foundation
 import GalleryConcurrency
@@ -18,7 +19,8 @@ struct BuildContext {
     var photos: [Photo] = []
     var sources: [CanonicalURL?] = []
     /// The previous build's file list and the seconds it took to read, read while photos load.
-    var previousManifest: Task<([String]?, Double), Never>?
+    /// With the files the last build published as the build store recorded them.
+    var previousManifest: Task<([String]?, Double, PublishedFiles?), Never>?
     var outcomes: [Int: PhotoOutcome] = [:]
     /// The output being staged, from the render step on.
     var staging: OutputWriter.Staging?
@@ -154,9 +156,11 @@ extension BuildSession {
         if case .preview(_, let supersede) = mode { await supersede?() }
         guard options.shard == nil else { return }
         let writer = OutputWriter(directory: layout.outputDirectory)
+        let store = cache.buildStore
         context.previousManifest = Task { [clock] in
             let start = clock.now
-            return (writer.previousFiles(), (clock.now - start).seconds)
+            let recorded = try? await store.publishedFiles()
+            return (writer.previousFiles(recorded: recorded), (clock.now - start).seconds, recorded)
         }
     }
 
@@ -187,7 +191,7 @@ extension BuildSession {
     private func writeSite(_ context: inout BuildContext) async throws(BuildError) {
         guard let site = context.site, let staging = context.staging else { return }
         // Read while the photos loaded.
-        let (previous, manifestSeconds) = await context.previousManifest?.value ?? (nil, 0)
+        let (previous, manifestSeconds, recorded) = await context.previousManifest?.value ?? (nil, 0, nil)
         context.report.seconds["manifest"] = manifestSeconds
         let (written, thumbnails) = try await write(
             pagePaths: site.paths, outcomes: context.outcomes, photos: context.feed.photos, into: staging,
@@ -199,6 +203,10 @@ extension BuildSession {
             try? await site.record.save(
                 rendered: site.rendered + thumbnails.checked, kept: site.kept + thumbnails.kept, sources: sources,
                 to: cache.buildStore)
+        }
+        // Only ever saves work too: without it, the next build reads the manifest.
+        if let published = OutputWriter(directory: layout.outputDirectory).published(written.files) {
+            try? await cache.buildStore.savePublishedFiles(published, replacing: recorded)
         }
         try? FileManager.default.removeItem(
             at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))
