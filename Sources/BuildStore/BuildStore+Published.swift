@@ -10,9 +10,10 @@ package struct PublishedFiles: Sendable, Equatable {
     /// was recorded: a manifest still so is the one the list was taken from.
     package var manifestSize: Int64
     package var manifestStamp: FileStamp
-    package var files: Set<String>
+    /// As the manifest lists them.
+    package var files: [String]
 
-    package init(output: String, manifestSize: Int64, manifestStamp: FileStamp, files: Set<String>) {
+    package init(output: String, manifestSize: Int64, manifestStamp: FileStamp, files: [String]) {
         self.output = output
         self.manifestSize = manifestSize
         self.manifestStamp = manifestStamp
@@ -27,35 +28,30 @@ extension BuildStore {
         try await database.read { db in
             guard
                 let site = try Row.fetchOne(
-                    db, sql: "SELECT output, manifest_size, manifest_modified, manifest_inode FROM published_site")
+                    db,
+                    sql: "SELECT output, manifest_size, manifest_modified, manifest_inode, files FROM published_site")
             else { return nil }
-            let files = try Set(String.fetchCursor(db, sql: "SELECT path FROM published_file"))
+            let files: String = site[4]
             return PublishedFiles(
                 output: site[0], manifestSize: site[1],
-                manifestStamp: FileStamp(modified: site[2], inode: UInt64(bitPattern: site[3])), files: files)
+                manifestStamp: FileStamp(modified: site[2], inode: UInt64(bitPattern: site[3])),
+                files: files.isEmpty ? [] : files.split(separator: "\n").map(String.init))
         }
     }
 
-    /// Records `published`, writing only the files that differ from `before` (all of them, and
-    /// no other, without it).
+    /// Records `published`, unless it is `before` (a build that changed nothing writes nothing).
+    /// A list with a name holding a line break is not recorded (the next build reads the
+    /// manifest).
     package func savePublishedFiles(_ published: PublishedFiles, replacing before: PublishedFiles?) async throws {
-        guard published != before else { return }
-        let replacingAll = before == nil || before?.output != published.output
-        let added = replacingAll ? published.files : published.files.subtracting(before?.files ?? [])
-        let removed = replacingAll ? [] : (before?.files ?? []).subtracting(published.files)
+        guard published != before, !published.files.contains(where: { $0.contains("\n") }) else { return }
         try await database.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO published_site (id, output, manifest_size, manifest_modified, "
-                    + "manifest_inode) VALUES (1, ?, ?, ?, ?)",
+                    + "manifest_inode, files) VALUES (1, ?, ?, ?, ?, ?)",
                 arguments: [
                     published.output, published.manifestSize, published.manifestStamp.modified,
-                    Int64(bitPattern: published.manifestStamp.inode),
+                    Int64(bitPattern: published.manifestStamp.inode), published.files.joined(separator: "\n"),
                 ])
-            if replacingAll { try db.execute(sql: "DELETE FROM published_file") }
-            let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO published_file (path) VALUES (?)")
-            for path in added { try insert.execute(arguments: [path]) }
-            let delete = try db.cachedStatement(sql: "DELETE FROM published_file WHERE path = ?")
-            for path in removed { try delete.execute(arguments: [path]) }
         }
         markWritten()
     }

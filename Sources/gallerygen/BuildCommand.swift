@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryBuild
+import GalleryCore
 import Reporting
 
 struct BuildCommand: AsyncParsableCommand {
@@ -155,7 +156,9 @@ struct BuildCommand: AsyncParsableCommand {
 
     private func writeReport(_ report: BuildReport, to path: String, console: Console) throws {
         do {
-            try report.encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
+            // Beside the report, then renamed: Foundation's `.atomic` left an empty folder in the
+            // system's temporary folder at every build.
+            try AtomicFile.write(try report.encoded(), to: URL(fileURLWithPath: path))
         } catch {
             console.error("cannot write the report to \(path): \(error.localizedDescription)")
             throw ExitStatus.failed

@@ -66,7 +66,7 @@ struct OutputWriter {
         if let recorded, recorded.output == directory.standardizedFileURL.path, let status = FileStatus(file),
             status.size == recorded.manifestSize, FileStamp(status) == recorded.manifestStamp
         {
-            return Array(recorded.files)
+            return recorded.files
         }
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         return Manifest.fileList(of: data)
@@ -78,7 +78,7 @@ struct OutputWriter {
         guard let status = FileStatus(directory.appendingPathComponent(Manifest.fileName)) else { return nil }
         return PublishedFiles(
             output: directory.standardizedFileURL.path, manifestSize: status.size, manifestStamp: FileStamp(status),
-            files: Set(files))
+            files: files)
     }
 
     /// `previous`: the files the build before wrote (``previousFiles()``).

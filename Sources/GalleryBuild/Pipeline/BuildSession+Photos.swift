@@ -27,14 +27,15 @@ extension BuildSession {
         }
         // A photo fresh in the cache whose renditions are made needs no task and no wait: one
         // pass over the feed on every core settles them (all of a rebuild within max-age).
-        let originals = await sources.concurrentMap { [loader] source in source.flatMap(loader.availableOriginal(for:))
+        let originals = await sources.concurrentMap { [loader, renditions] source in
+            source.flatMap(loader.availableOriginal(for:)).map { ($0, renditions.usedSetKey(of: $0)) }
         }
         // Their sets' records, read in one go.
-        await renditions.prefetch(originals.compactMap { $0 })
-        let available = await originals.concurrentMap { [renditions] original in
-            original.map { original in
+        await renditions.prefetch(keys: originals.compactMap { $0?.1 })
+        let available = await originals.concurrentMap { [renditions] found in
+            found.map { original, key in
                 let found = AvailablePhoto(
-                    original: original, image: renditions.availableRenditions(of: original)?.image)
+                    original: original, image: renditions.availableRenditions(of: original, key: key)?.image)
                 if found.image != nil {
                     advanced(.load)
                     advanced(.images)

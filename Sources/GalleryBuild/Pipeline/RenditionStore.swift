@@ -62,20 +62,19 @@ final class RenditionStore: Sendable {
         )
     }
 
-    /// Reads the records of the sets of `originals` in one go, for ``availableRenditions(of:)``:
-    /// a rebuild asks for all its photos' sets at once, not one query per photo.
-    func prefetch(_ originals: [Original]) async {
-        let keys = originals.map(usedSetKey(of:))
-        let records = (try? await store.renditionSets(keys: keys)) ?? [:]
+    /// Reads the records of the sets of `keys` (``usedSetKey(of:)``) in one go, for
+    /// ``availableRenditions(of:key:)``: a rebuild asks for all its photos' sets at once, not one
+    /// query per photo.
+    func prefetch(keys: [String]) async {
+        let records = (try? await store.renditionSets(keys: Array(Set(keys)))) ?? [:]
         prefetched.withLock { $0.merge(records) { _, new in new } }
     }
 
-    /// The renditions of `original` when the cache has them (known to this build, or read ahead
-    /// by ``prefetch(_:)``): no task, no wait, no query.
-    func availableRenditions(of original: Original) -> Outcome? {
-        let key = usedSetKey(of: original)
+    /// The renditions of `original` (whose set's key is `key`) when the cache has them (known to
+    /// this build, or read ahead by ``prefetch(keys:)``): no task, no wait, no query.
+    func availableRenditions(of original: Original, key: String) -> Outcome? {
         if let outcome = knownOutcome(key: key) { return outcome }
-        guard let record = prefetched.withLock({ $0.removeValue(forKey: key) }) else { return nil }
+        guard let record = prefetched.withLock({ $0[key] }) else { return nil }
         return checkedOutcome(key: key, record: record)
     }
 
@@ -191,7 +190,7 @@ final class RenditionStore: Sendable {
     func cachedOutcome(key: String) async -> Outcome? {
         if let outcome = knownOutcome(key: key) { return outcome }
         let record =
-            if let record = prefetched.withLock({ $0.removeValue(forKey: key) }) {
+            if let record = prefetched.withLock({ $0[key] }) {
                 record
             } else {
                 try? await store.renditionSet(key: key)
