@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import GalleryBuild
-import GalleryCore
 import Reporting
 
 struct BuildCommand: AsyncParsableCommand {
@@ -156,9 +155,7 @@ struct BuildCommand: AsyncParsableCommand {
 
     private func writeReport(_ report: BuildReport, to path: String, console: Console) throws {
         do {
-            // Beside the report, then renamed: Foundation's `.atomic` left an empty folder in the
-            // system's temporary folder at every build.
-            try AtomicFile.write(try report.encoded(), to: URL(fileURLWithPath: path))
+            try report.encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             console.error("cannot write the report to \(path): \(error.localizedDescription)")
             throw ExitStatus.failed
