@@ -1,9 +1,10 @@
 package import Foundation
 package import GalleryCore
 
-// The core's records read by hand: a 10,000-photo manifest, the cache index and the rendition
-// records are read at the start of every rebuild, and JSONDecoder took most of that time
-// (BENCHMARKS.md, "10k-entry rebuilds").
+// The core's records read by hand: a published manifest (a seed's, up to 85 MB at 100,000
+// photos), the remote cache's thumbnail-set objects and the records of a cache written before
+// the build store. Rebuilds read their own state from the store; when these readers were
+// written, JSONDecoder took most of a 10,000-photo rebuild's start.
 
 extension Manifest {
     /// Reads a manifest.
@@ -110,7 +111,8 @@ extension ProcessedImage {
         )
     }
 
-    /// A rendition record (`CACHE/v1/renditions/<key>.json`).
+    /// A thumbnail set's record: the first line of a remote cache's set object, and the
+    /// `renditions/<key>.json` of a cache written before the build store.
     package static func decode(_ data: Data) throws -> ProcessedImage {
         try ProcessedImage(json: JSONFields.parse(data))
     }

@@ -1,7 +1,8 @@
 package import Foundation
 
-/// The members of a JSON object, read by name with the expected type: how gallerygen loads the
-/// files it writes itself (manifest, cache index, rendition records).
+/// The members of a JSON object, read by name with the expected type: how gallerygen reads the
+/// JSON it writes itself (a published manifest, a remote cache's thumbnail-set objects, and the
+/// records of a cache written before the build store, taken over once).
 ///
 /// `JSONDecoder` spends most of a 10,000-photo rebuild's start in Codable's generic machinery;
 /// parsing with ``JSONParser`` and reading fields by hand is several times faster. The files are

@@ -20,7 +20,7 @@ extension CacheRecord {
         return lifetime > currentAge(at: now)
     }
 
-    /// In seconds, as a Double: the dates come from servers and from the index on disk, and a
+    /// In seconds, as a Double: the dates come from servers and from the build store, and a
     /// difference past Int's range must not trap.
     private func freshnessLifetime(_ control: CacheControl) -> Double? {
         if let maxAge = control.maxAge { return Double(maxAge) }

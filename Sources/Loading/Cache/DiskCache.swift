@@ -37,7 +37,7 @@ package final class DiskCache: Sendable {
         /// The records as the store holds them; nil while they are written, and after a write
         /// that failed (so the next persist writes them all again).
         var persisted: [String: CacheRecord]? = [:]
-        /// Blob sizes and times seen when the index was read, so that the first use of each in
+        /// Blob sizes and times seen when the records were read, so that the first use of each in
         /// a build needs no second stat(2); dropped when the build ends (``persist()``).
         var statusAtOpen: [String: FileStatus] = [:]
     }
