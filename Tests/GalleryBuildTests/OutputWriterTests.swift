@@ -85,6 +85,28 @@ import Testing
         #expect(files == ["album-a.html", "images/new.webp", "index.html", Manifest.fileName].sorted(), "\(files)")
     }
 
+    /// A build killed while it switched the folder to its files (some renamed into place, the
+    /// manifest swapped or not, the last build's files not yet removed) leaves a list of what it
+    /// added and what it was removing: the next build removes those it does not make, so no file
+    /// outlives every manifest that listed it.
+    @Test func aWriteAfterOneKilledWhileSwitchingRemovesWhatItLeft() async throws {
+        let (folder, output, next, _, nextManifest) = try await previousSiteAndNextFiles()
+        let writer = OutputWriter(directory: output)
+        // The killed build's state: its files and manifest in place, the old image not removed.
+        _ = try await writer.write(next, manifest: nextManifest, previous: nil)
+        #expect(folder.allFiles(under: "public").contains("images/old.webp"))
+        try folder.write("images/old.webp\nalbum-a.html\nimages/new.webp", to: "public/.tmp-staging")
+
+        // The next build makes one page only, and knows of the killed build's manifest alone.
+        let last = [OutputFile(path: "index.html", content: .bytes(Array("no image".utf8)))]
+        let result = try await writer.write(
+            last, manifest: Manifest(photos: [], files: ["index.html"]), previous: nextManifest.files)
+
+        let files = folder.allFiles(under: "public")
+        #expect(files == ["index.html", Manifest.fileName].sorted(), "\(files)")
+        #expect(result.removed == 3)
+    }
+
     /// The manifest is compared with the one in place and written a part at a time: a manifest of
     /// several parts that is the same is not rewritten (same inode), and one that differs in its
     /// first part, its last, by a record more or one less, is written whole and exactly.

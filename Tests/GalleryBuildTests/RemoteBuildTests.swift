@@ -79,9 +79,9 @@ import Testing
         let remade = try await build(site)
         #expect(upstream.server.requests.isEmpty)
         #expect(remade.report.counts.fresh == 3 && remade.report.counts.processed == 3)
-        // Loading (nothing to fetch) and imaging (three decodes) are timed apart, not as one span.
-        let seconds = remade.report.seconds
-        #expect((seconds["load"] ?? 0) < (seconds["images"] ?? 0), "\(seconds)")
+        // Loading and imaging are reported as two stages (their spans are measured in the
+        // benchmark, not compared here: under load either may be the longer).
+        #expect(remade.report.seconds["load"] != nil && remade.report.seconds["images"] != nil)
         #expect(remade.report.counts.failed == 0 && remade.report.counts.filesWritten == 0)
         #expect(try site.snapshot().mapValues(\.0) == before.mapValues(\.0))
         try await upstream.server.shutdown()

@@ -113,17 +113,34 @@ struct OutputWriter {
 
         /// Present while a build stages into the folder: a build that finds it knows the one
         /// before was killed while staging, and sweeps the whole folder for what it left. (Its
-        /// name is a temporary file's, so that the sweep takes it too.)
-        private var marker: URL { writer.directory.appendingPathComponent(".tmp-staging") }
+        /// name is a temporary file's, so that the sweep takes it too.) While a build moves its
+        /// files into place it lists, a line each, the files it adds to the folder's list and
+        /// those it removes: a build killed then may have left either, and the next build
+        /// (``pending``) removes those it does not make itself.
+        private var marker: URL { writer.directory.appendingPathComponent(Self.markerName) }
+        private static let markerName = ".tmp-staging"
+        /// The files a build killed while it moved its files into place may have left.
+        private let pending: [String]
 
         init(_ writer: OutputWriter) throws {
             self.writer = writer
             try FileManager.default.createDirectory(at: writer.directory, withIntermediateDirectories: true)
             // Walking 200,000 files costs seconds: only after a build that did not end.
-            if FileManager.default.fileExists(atPath: marker.path) { writer.removeLeftovers() }
+            if let left = try? Data(contentsOf: writer.directory.appendingPathComponent(Self.markerName)) {
+                writer.removeLeftovers()
+                pending = String(decoding: left, as: UTF8.self).split(separator: "\n").map(String.init)
+            } else {
+                pending = []
+            }
             // A folder that takes no file takes no staged page either: the build fails, if at
             // all, where it would write one (a no-change build of a read-only site still works).
-            if (try? Data().write(to: marker)) != nil { try? AtomicFile.synchronize(marker) }
+            markStaging(pending)
+        }
+
+        /// (Re)writes the marker with `files` as what may be left behind.
+        private func markStaging(_ files: [String]) {
+            let text = files.joined(separator: "\n")
+            if (try? Data(text.utf8).write(to: marker)) != nil { try? AtomicFile.synchronize(marker) }
         }
 
         /// Copies the content files (thumbnails) that are not in place yet, each atomically.
@@ -279,6 +296,11 @@ struct OutputWriter {
         ) async throws -> Result {
             _ = try await stageStreamed(Manifest.fileName, encode)
             let fileManager = FileManager.default
+            let produced = Set(files)
+            let before = Set((previous ?? []) + pending)
+            let leaving = before.filter { !produced.contains($0) && OutputWriter.isSafeRelativePath($0) }
+            // Until the marker goes, a kill leaves files the folder's list may not hold.
+            markStaging(leaving.sorted() + files.filter { !before.contains($0) })
             for file in staged {
                 let (temporary, target) = paths(of: file)
                 guard rename(temporary, target) == 0 else {
@@ -291,13 +313,12 @@ struct OutputWriter {
             }
             staged = []
             created = []
-            try? FileManager.default.removeItem(at: marker)
             result.files = files
-            let produced = Set(files)
-            for stale in previous ?? [] where !produced.contains(stale) && OutputWriter.isSafeRelativePath(stale) {
+            for stale in leaving {
                 let target = writer.directory.appendingPathComponent(stale)
                 if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
             }
+            try? FileManager.default.removeItem(at: marker)
             return result
         }
 
@@ -321,7 +342,8 @@ struct OutputWriter {
             for target in created { try? FileManager.default.removeItem(at: target) }
             staged = []
             created = []
-            try? FileManager.default.removeItem(at: marker)
+            // What a killed build left is still there: its list stays for the next build.
+            if pending.isEmpty { try? FileManager.default.removeItem(at: marker) } else { markStaging(pending) }
         }
     }
 
