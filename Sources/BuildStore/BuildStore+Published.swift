@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 package import GalleryCore
 
@@ -21,6 +22,72 @@ package struct PublishedFiles: Sendable, Equatable {
     }
 }
 
+/// What the build that published a folder vouches for (``BuildStore/upToDate()``): while its
+/// inputs are the same, every URL it used is still fresh and every file it published is as it
+/// left it, a build would write the same files again, so the next one has nothing to do.
+package struct UpToDateRecord: Sendable, Equatable {
+    /// The SHA-256 (hex) of everything the build read: gallerygen, config, options, theme, feed.
+    package var inputs: String
+    /// Seconds since 1970: until then, every URL the build used is fresh in the cache.
+    package var freshUntil: Double
+    /// The build's counts, which a build with nothing to do reports again.
+    package var photos: Int
+    package var urls: Int
+    package var pages: Int
+    /// Each published file's size and stamp as the build left it, in the order of the list.
+    package var files: [PublishedStamp]
+
+    package init(inputs: String, freshUntil: Double, photos: Int, urls: Int, pages: Int, files: [PublishedStamp]) {
+        self.inputs = inputs
+        self.freshUntil = freshUntil
+        self.photos = photos
+        self.urls = urls
+        self.pages = pages
+        self.files = files
+    }
+}
+
+/// A file's size and stamp, as stat(2) gives them.
+package struct PublishedStamp: Sendable, Equatable {
+    package var size: Int64
+    package var stamp: FileStamp
+
+    package init(size: Int64, stamp: FileStamp) {
+        self.size = size
+        self.stamp = stamp
+    }
+
+    package init(_ status: FileStatus) {
+        self.init(size: status.size, stamp: FileStamp(status))
+    }
+
+    /// Packed as three 64-bit little-endian words per file: 205,000 files are one blob of 4.9 MB,
+    /// read without a parse.
+    static func pack(_ stamps: [PublishedStamp]) -> Data {
+        var words: [UInt64] = []
+        words.reserveCapacity(stamps.count * 3)
+        for stamp in stamps {
+            words += [UInt64(bitPattern: stamp.size), UInt64(bitPattern: stamp.stamp.modified), stamp.stamp.inode]
+                .map(\.littleEndian)
+        }
+        return words.withUnsafeBytes { Data($0) }
+    }
+
+    static func unpack(_ data: Data) -> [PublishedStamp]? {
+        guard data.count % 24 == 0 else { return nil }
+        return data.withUnsafeBytes { bytes in
+            (0..<(data.count / 24)).map { index in
+                func word(_ offset: Int) -> UInt64 {
+                    UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 24 + offset * 8, as: UInt64.self))
+                }
+                return PublishedStamp(
+                    size: Int64(bitPattern: word(0)),
+                    stamp: FileStamp(modified: Int64(bitPattern: word(1)), inode: word(2)))
+            }
+        }
+    }
+}
+
 extension BuildStore {
     /// The files the last build published, and the manifest they were taken from; nil when no
     /// build recorded them.
@@ -39,20 +106,69 @@ extension BuildStore {
         }
     }
 
-    /// Records `published`, unless it is `before` (a build that changed nothing writes nothing).
+    /// Records `published`, unless it is `before` (a build that changed nothing writes nothing),
+    /// and what the build vouches for with it (nil: nothing; ``upToDate()``), in one transaction.
     /// A list with a name holding a line break is not recorded (the next build reads the
     /// manifest).
-    package func savePublishedFiles(_ published: PublishedFiles, replacing before: PublishedFiles?) async throws {
-        guard published != before, !published.files.contains(where: { $0.contains("\n") }) else { return }
+    package func savePublishedFiles(
+        _ published: PublishedFiles, replacing before: PublishedFiles?, upToDate: UpToDateRecord? = nil
+    ) async throws {
+        guard !published.files.contains(where: { $0.contains("\n") }) else { return }
+        guard published != before || upToDate != nil else { return }
         try await database.write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO published_site (id, output, manifest_size, manifest_modified, "
-                    + "manifest_inode, files) VALUES (1, ?, ?, ?, ?, ?)",
-                arguments: [
-                    published.output, published.manifestSize, published.manifestStamp.modified,
-                    Int64(bitPattern: published.manifestStamp.inode), published.files.joined(separator: "\n"),
-                ])
+            if published != before {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO published_site (id, output, manifest_size, manifest_modified, "
+                        + "manifest_inode, files) VALUES (1, ?, ?, ?, ?, ?)",
+                    arguments: [
+                        published.output, published.manifestSize, published.manifestStamp.modified,
+                        Int64(bitPattern: published.manifestStamp.inode), published.files.joined(separator: "\n"),
+                    ])
+            }
+            if let upToDate, upToDate.files.count == published.files.count {
+                try db.execute(
+                    sql: "UPDATE published_site SET inputs = ?, fresh_until = ?, photos = ?, urls = ?, pages = ?, "
+                        + "stamps = ? WHERE id = 1",
+                    arguments: [
+                        upToDate.inputs, upToDate.freshUntil, upToDate.photos, upToDate.urls, upToDate.pages,
+                        PublishedStamp.pack(upToDate.files),
+                    ])
+            }
         }
         markWritten()
+    }
+
+    /// The files the last build published with what it vouches for, when it vouched
+    /// (``savePublishedFiles(_:replacing:upToDate:)``); nil otherwise.
+    package func upToDate() async throws -> (PublishedFiles, UpToDateRecord)? {
+        try await database.read { db in
+            guard
+                let site = try Row.fetchOne(
+                    db,
+                    sql: "SELECT output, manifest_size, manifest_modified, manifest_inode, files, inputs, fresh_until, "
+                        + "photos, urls, pages, stamps FROM published_site WHERE inputs IS NOT NULL")
+            else { return nil }
+            let text: String = site[4]
+            let files = text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
+            guard let stamps = PublishedStamp.unpack(site[10]), stamps.count == files.count else { return nil }
+            return (
+                PublishedFiles(
+                    output: site[0], manifestSize: site[1],
+                    manifestStamp: FileStamp(modified: site[2], inode: UInt64(bitPattern: site[3])), files: files),
+                UpToDateRecord(
+                    inputs: site[5], freshUntil: site[6], photos: site[7], urls: site[8], pages: site[9],
+                    files: stamps)
+            )
+        }
+    }
+
+    /// Takes back what the last build vouched for: called before a build changes the output or
+    /// the cache's records, so that a build killed on the way leaves nothing to trust.
+    package func forgetUpToDate() throws {
+        let changed = try database.write { db in
+            try db.execute(sql: "UPDATE published_site SET inputs = NULL WHERE inputs IS NOT NULL")
+            return db.changesCount > 0
+        }
+        if changed { markWritten() }
     }
 }

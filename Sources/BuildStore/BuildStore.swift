@@ -232,10 +232,33 @@ package final class BuildStore: Sendable {
                 table.column("files", .text).notNull()
             }
         }
+        migrator.registerMigration("v5: up-to-date check") { db in
+            // What the build that published the files read (a hash), until when every URL it
+            // used stays fresh, its counts, and each file's size and stamp as it left it, in the
+            // list's order: while all of it holds, the next build has nothing to do. NULL
+            // `inputs`: no build vouches for the folder.
+            try db.alter(table: "published_site") { table in
+                table.add(column: "inputs", .text)
+                table.add(column: "fresh_until", .double)
+                table.add(column: "photos", .integer)
+                table.add(column: "urls", .integer)
+                table.add(column: "pages", .integer)
+                table.add(column: "stamps", .blob)
+            }
+        }
         return migrator
     }()
 
     // MARK: URL records
+
+    /// The record of one URL, if the store holds one.
+    package func urlRecord(for url: String) throws -> CacheRecord? {
+        try database.read { db in
+            try CacheRecord.fetchOne(
+                db, sql: "SELECT \(CacheRecord.columns.joined(separator: ", ")) FROM url_record WHERE url = ?",
+                arguments: [url])
+        }
+    }
 
     /// Every URL record.
     package func urlRecords() throws -> [CacheRecord] {

@@ -13,10 +13,11 @@ package enum BuildEvent: Sendable {
 
 /// The stages of a build, in order.
 package enum BuildStage: String, Sendable, CaseIterable {
-    case feed, load, images, render, write
+    case check, feed, load, images, render, write
 
     package var title: String {
         switch self {
+        case .check: "Checking for changes"
         case .feed: "Reading feed"
         case .load: "Loading images"
         case .images: "Making thumbnails"

@@ -184,6 +184,9 @@ package struct BuildReport: Sendable, Codable, Equatable {
     }
 
     package var counts = Counts()
+    /// Nothing changed since the build that published the output: nothing was read, fetched or
+    /// written, and the counts are that build's.
+    package var upToDate = false
     package var remoteCache: RemoteCacheCounts?
     package var shard: ShardCounts?
     /// Seconds per stage (`feed`, `load`, `images`, `render`, `write`, `total`); loading and imaging
@@ -201,12 +204,17 @@ package struct BuildReport: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case counts, seconds, failures, warnings, output, error, shard
+        case upToDate = "up_to_date"
         case exitCode = "exit_code"
         case remoteCache = "remote_cache"
     }
 
     /// One line for the end of a build.
     package var summary: String {
+        if upToDate {
+            return "\(counts.photos) photos, up to date: nothing changed since the last build, 0 files written"
+                + String(format: " in %.2fs", seconds["total"] ?? 0)
+        }
         var parts = ["\(counts.photos) photos"]
         if counts.failed > 0 { parts.append("\(counts.failed) failed") }
         if counts.skipped > 0 { parts.append("\(counts.skipped) entries skipped") }

@@ -83,6 +83,43 @@ import Testing
 
     /// A store an earlier gallerygen wrote (the schema's first version) is upgraded in place on
     /// opening: its records kept, the later tables added, no problem said.
+    @Test func whatABuildVouchesForReadsBackUntilItIsTakenBackOrTheListChanges() async throws {
+        let folder = try TemporaryDirectory("store")
+        let file = folder.file("store.sqlite")
+        let store = BuildStore.open(at: file).store
+        let published = PublishedFiles(
+            output: "/site/public", manifestSize: 1_234, manifestStamp: FileStamp(modified: -5, inode: .max),
+            files: ["a.html", "images/b.webp"])
+        // Sizes, times and inodes at their extremes go through the blob and back.
+        let record = UpToDateRecord(
+            inputs: String(repeating: "ab", count: 32), freshUntil: 1_763_800_000.5, photos: 2, urls: 1, pages: 3,
+            files: [
+                PublishedStamp(size: 0, stamp: FileStamp(modified: .min, inode: 0)),
+                PublishedStamp(size: .max, stamp: FileStamp(modified: 1_763_800_000_123_456_789, inode: .max)),
+            ])
+        try await store.savePublishedFiles(published, replacing: nil)
+        #expect(try await store.upToDate() == nil, "a list alone vouches for nothing")
+        try await store.savePublishedFiles(published, replacing: published, upToDate: record)
+        let read = try #require(try await BuildStore.open(at: file).store.upToDate())
+        #expect(read.0 == published && read.1 == record)
+
+        try store.forgetUpToDate()
+        #expect(try await store.upToDate() == nil)
+        #expect(try await store.publishedFiles() == published, "the list stays")
+
+        // A new list replaces the row whole: the old record does not carry over to it.
+        try await store.savePublishedFiles(published, replacing: published, upToDate: record)
+        var changed = published
+        changed.files.append("c.html")
+        try await store.savePublishedFiles(changed, replacing: published)
+        #expect(try await store.upToDate() == nil)
+        // A record whose stamps do not match the list is not kept.
+        var short = record
+        short.files.removeLast()
+        try await store.savePublishedFiles(changed, replacing: changed, upToDate: short)
+        #expect(try await store.upToDate() == nil)
+    }
+
     @Test func aStoreOfAnEarlierVersionIsUpgradedWithItsRecords() throws {
         let folder = try TemporaryDirectory("store")
         let file = folder.file("store.sqlite")

@@ -17,7 +17,8 @@ import Testing
         let counts = try #require(report?["counts"] as? [String: Any])
         #expect(counts["photos"] as? Int == 3 && counts["failed"] as? Int == 0 && counts["local"] as? Int == 3)
         let seconds = try #require(report?["seconds"] as? [String: Double])
-        #expect(Set(seconds.keys) == ["feed", "load", "images", "render", "manifest", "write", "total"])
+        #expect(Set(seconds.keys) == ["check", "feed", "load", "images", "render", "manifest", "write", "total"])
+        #expect(report?["up_to_date"] as? Bool == false)
 
         let files = site.folder.allFiles(under: "public")
         #expect(files.contains("index.html") && files.contains("assets/style.css") && files.contains(Manifest.fileName))

@@ -178,7 +178,7 @@ import Testing
             if case .finished(let stage, _) = event { stages.withLock { $0.append(stage.rawValue) } }
         }
         let report = try await builder.build().report
-        #expect(stages.withLock { $0 } == ["feed", "load", "images", "render", "write"])
+        #expect(stages.withLock { $0 } == ["check", "feed", "load", "images", "render", "write"])
         #expect(Set(report.seconds.keys).isSuperset(of: ["feed", "load", "images", "render", "write", "manifest"]))
 
         // An intro over its limit is found when the pages are made.

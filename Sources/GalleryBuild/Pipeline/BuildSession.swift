@@ -135,7 +135,8 @@ struct BuildSession: Sendable {
         do {
             try await renditions.persistUses()
             try cache.persist()
-            if let limit = config.cacheLimit, case .success = result {
+            // A build with nothing to do added nothing, and used nothing it would mark as used.
+            if let limit = config.cacheLimit, case .success(let (report, _)) = result, !report.upToDate {
                 let (_, remaining) = try cache.evict(toFit: limit)
                 if remaining > limit {
                     cacheWarning =

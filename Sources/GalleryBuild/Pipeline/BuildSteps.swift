@@ -40,9 +40,12 @@ struct BuildStep {
 }
 
 extension BuildSession {
-    /// The pipeline: feed, shard, claim, photos, share, render, write.
+    /// The pipeline: check, feed, shard, claim, photos, share, render, write.
     var steps: [BuildStep] {
         [
+            BuildStep(name: "check whether anything changed", stage: .check) { context throws(BuildError) in
+                try await checkUpToDate(&context)
+            },
             BuildStep(name: "read the feed", stage: .feed) { context throws(BuildError) in try await readFeed(&context)
             },
             BuildStep(name: "pick the shard's photos") { context throws(BuildError) in
@@ -198,6 +201,11 @@ extension BuildSession {
             previous: previous, record: site.record)
         // Written: nothing is left to abandon.
         context.staging = nil
+        context.report.counts.pagesRendered = site.rendered.count
+        context.report.counts.pagesUnchanged = site.kept.count
+        context.report.counts.filesWritten = written.written
+        context.report.counts.filesRemoved = written.removed
+        context.report.counts.bytesWritten = written.bytesWritten
         // Only ever saves work: a build that cannot record its pages renders them next time.
         if let sources = site.sources {
             try? await site.record.save(
@@ -206,14 +214,11 @@ extension BuildSession {
         }
         // Only ever saves work too: without it, the next build reads the manifest.
         if let published = OutputWriter(directory: layout.outputDirectory).published(written.files) {
-            try? await cache.buildStore.savePublishedFiles(published, replacing: recorded)
+            let upToDate = await upToDateRecord(
+                report: context.report, feedSHA256: context.feedSHA256, sources: context.sources, published: published)
+            try? await cache.buildStore.savePublishedFiles(published, replacing: recorded, upToDate: upToDate)
         }
         try? FileManager.default.removeItem(
             at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))
-        context.report.counts.pagesRendered = site.rendered.count
-        context.report.counts.pagesUnchanged = site.kept.count
-        context.report.counts.filesWritten = written.written
-        context.report.counts.filesRemoved = written.removed
-        context.report.counts.bytesWritten = written.bytesWritten
     }
 }

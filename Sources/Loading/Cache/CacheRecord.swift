@@ -20,6 +20,16 @@ extension CacheRecord {
         return lifetime > currentAge(at: now)
     }
 
+    /// Seconds since 1970 until which ``isFresh(at:shared:)`` holds (as a private cache judges);
+    /// nil when it never does.
+    func freshUntil() -> Double? {
+        let control = CacheControl(cacheControl)
+        if control.noCache || control.noStore { return nil }
+        guard let lifetime = freshnessLifetime(control) else { return nil }
+        // Fresh while lifetime > currentAge(now) = currentAge(responseTime) + (now - responseTime).
+        return responseTime + lifetime - currentAge(at: Date(timeIntervalSince1970: responseTime))
+    }
+
     /// In seconds, as a Double: the dates come from servers and from the build store, and a
     /// difference past Int's range must not trap.
     private func freshnessLifetime(_ control: CacheControl) -> Double? {

@@ -10,11 +10,11 @@ import Synchronization
 /// lock.
 ///
 /// Blobs are written before the records that name them; the records that changed are written in
-/// one transaction. Opening the cache takes the lock, removes leftovers of a killed run, takes
-/// over the records of a cache written before the store (`index.json`, `renditions/*.json`), and
-/// drops records
-/// whose blob is missing or has the wrong size. A blob whose modification time changed is hashed
-/// again before use, so a blob damaged between builds is noticed and fetched anew.
+/// one transaction. Opening the cache takes the lock, removes leftovers of a killed run and takes
+/// over the records of a cache written before the store (`index.json`, `renditions/*.json`). The
+/// URL records are read on first use (a build with nothing to do never reads them), dropping
+/// those whose blob is missing or has the wrong size. A blob whose modification time changed is
+/// hashed again before use, so a blob damaged between builds is noticed and fetched anew.
 package final class DiskCache: Sendable {
     package let root: URL
     let blobs: URL
@@ -23,12 +23,18 @@ package final class DiskCache: Sendable {
     private let store: BuildStore
     /// The build store the records are kept in, for the other stages' records.
     package var buildStore: BuildStore { store }
+    /// The folders of the cache's files: one whose entries changed (a file added, removed or
+    /// replaced) holds other files than the last build left.
+    package var fileFolders: [URL] { [blobs, renditions] }
     /// Why the store on disk could not be used, when it could not (a warning for the report).
     package let storeProblem: String?
     private let lock: CacheLock
     private let state: Mutex<State>
 
     private struct State {
+        /// Whether the records have been read from the store: on first use, so that a build
+        /// with nothing to do (``BuildStore/upToDate``) never reads 100,000 of them.
+        var isLoaded = false
         var records: [String: CacheRecord] = [:]
         /// Blobs the current build uses: never evicted.
         var usedBlobs: Set<String> = []
@@ -78,8 +84,19 @@ package final class DiskCache: Sendable {
         storeProblem = opening.problem
         Self.takeOverLegacyIndex(in: root, into: store)
         Self.takeOverLegacySets(legacySets, in: renditions, into: store)
-        let (records, status) = Self.loadRecords(from: store, blobs: blobs)
-        state = Mutex(State(records: records, persisted: records, statusAtOpen: status))
+        state = Mutex(State())
+    }
+
+    /// Runs `body` on the state, with the records read from the store first if they are not yet.
+    private func withRecords<Value>(_ body: (inout State) -> Value) -> Value {
+        state.withLock { state in
+            if !state.isLoaded {
+                let (records, status) = Self.loadRecords(from: store, blobs: blobs)
+                (state.records, state.persisted, state.statusAtOpen) = (records, records, status)
+                state.isLoaded = true
+            }
+            return body(&state)
+        }
     }
 
     /// Moves the records of `index.json` (a cache written before the store) into the store, once:
@@ -132,18 +149,31 @@ package final class DiskCache: Sendable {
     // MARK: Records
 
     func record(for url: String) -> CacheRecord? {
-        state.withLock { $0.records[url] }
+        withRecords { $0.records[url] }
     }
 
     func store(_ record: CacheRecord) {
-        state.withLock { $0.records[record.url] = record }
+        withRecords { $0.records[record.url] = record }
     }
 
     func removeRecord(for url: String) {
-        state.withLock { _ = $0.records.removeValue(forKey: url) }
+        withRecords { _ = $0.records.removeValue(forKey: url) }
     }
 
-    package var recordCount: Int { state.withLock { $0.records.count } }
+    /// Until when (seconds since 1970) the records of all `urls` stay fresh; nil when one has
+    /// no record or is not fresh by explicit lifetime.
+    package func freshUntil(of urls: some Sequence<String>) -> Double? {
+        withRecords { state in
+            var until = Double.infinity
+            for url in urls {
+                guard let time = state.records[url]?.freshUntil() else { return nil }
+                until = min(until, time)
+            }
+            return until
+        }
+    }
+
+    package var recordCount: Int { withRecords { $0.records.count } }
 
     /// Writes the records that changed since they were read or last written (and removes those
     /// that went), in one transaction; nothing when none did.
@@ -153,7 +183,8 @@ package final class DiskCache: Sendable {
         let change: (records: [String: CacheRecord], changed: [CacheRecord], removed: [String], all: Bool)? =
             state.withLock { state in
                 state.statusAtOpen = [:]
-                guard state.records != state.persisted else { return nil }
+                // Never read: nothing changed.
+                guard state.isLoaded, state.records != state.persisted else { return nil }
                 let before = state.persisted ?? [:]
                 let everything = state.persisted == nil
                 // Not known to be in the store until written.
@@ -204,7 +235,7 @@ package final class DiskCache: Sendable {
     /// again); a damaged one, of any size, is replaced.
     func commitBlob(_ file: URL, sha256: String, size: Int64) throws -> URL {
         let target = blobURL(for: sha256)
-        state.withLock { _ = $0.statusAtOpen.removeValue(forKey: sha256) }
+        withRecords { _ = $0.statusAtOpen.removeValue(forKey: sha256) }
         if FileStatus(target)?.size == size, (try? FileDigest.sha256(of: target).hex) == sha256 {
             try? FileManager.default.removeItem(at: file)
         } else {
@@ -216,7 +247,7 @@ package final class DiskCache: Sendable {
     /// Forgets a blob found damaged (its bytes no longer hash to its name): the file and every
     /// record naming it go, so that the next load of those URLs downloads them whole.
     func discardBlob(_ sha256: String) {
-        state.withLock { state in
+        withRecords { state in
             _ = state.statusAtOpen.removeValue(forKey: sha256)
             state.records = state.records.filter { $0.value.sha256 != sha256 }
         }
@@ -226,13 +257,13 @@ package final class DiskCache: Sendable {
     /// The blob of `record` if it is there and still holds the recorded bytes.
     func verifiedBlob(of record: CacheRecord) -> URL? {
         let path = blobPath(for: record.sha256)
-        let seen = state.withLock { $0.statusAtOpen[record.sha256] }
+        let seen = withRecords { $0.statusAtOpen[record.sha256] }
         guard let status = seen ?? FileStatus(path: path) else { return nil }
         guard status.size == record.size else {
             // Truncated or grown: the name says what it should hold, so it can only be damaged.
             // Removed (unless a good copy has just taken its place), so that the next download
             // can take its place.
-            state.withLock { _ = $0.statusAtOpen.removeValue(forKey: record.sha256) }
+            withRecords { _ = $0.statusAtOpen.removeValue(forKey: record.sha256) }
             if let now = FileStatus(path: path), now.size != record.size {
                 try? FileManager.default.removeItem(atPath: path)
             }
@@ -242,7 +273,7 @@ package final class DiskCache: Sendable {
         let modified = status.modified
         if modified != record.blobModified {
             guard let digest = try? FileDigest.sha256(of: blob), digest.hex == record.sha256 else {
-                state.withLock { _ = $0.statusAtOpen.removeValue(forKey: record.sha256) }
+                withRecords { _ = $0.statusAtOpen.removeValue(forKey: record.sha256) }
                 try? FileManager.default.removeItem(at: blob)
                 return nil
             }
@@ -261,7 +292,7 @@ package final class DiskCache: Sendable {
     /// The last-use time moves in steps of an hour (plenty for least-recently-used eviction), so
     /// that an unchanged cache needs no new index.
     func markUsed(_ record: CacheRecord, at now: Date) {
-        state.withLock { state in
+        withRecords { state in
             state.usedBlobs.insert(record.sha256)
             if let lastUsed = state.records[record.url]?.lastUsed, now.timeIntervalSince1970 - lastUsed >= 3600 {
                 state.records[record.url]?.lastUsed = now.timeIntervalSince1970
@@ -276,12 +307,12 @@ package final class DiskCache: Sendable {
 
     /// What eviction must keep: blobs and rendition sets this build used, and blobs some record names.
     func usedSets() -> (blobs: Set<String>, sets: Set<String>, named: Set<String>) {
-        state.withLock { state in (state.usedBlobs, state.usedRenditionSets, Set(state.records.values.map(\.sha256))) }
+        withRecords { state in (state.usedBlobs, state.usedRenditionSets, Set(state.records.values.map(\.sha256))) }
     }
 
     /// Last use per blob: the latest of the records naming it.
     func blobLastUse() -> [String: Double] {
-        state.withLock { state in
+        withRecords { state in
             state.records.values.reduce(into: [:]) { result, record in
                 result[record.sha256] = max(result[record.sha256] ?? 0, record.lastUsed)
             }
@@ -289,7 +320,7 @@ package final class DiskCache: Sendable {
     }
 
     func removeRecords(withBlob sha256: String) {
-        state.withLock { state in state.records = state.records.filter { $0.value.sha256 != sha256 } }
+        withRecords { state in state.records = state.records.filter { $0.value.sha256 != sha256 } }
     }
 
     // MARK: Start-up

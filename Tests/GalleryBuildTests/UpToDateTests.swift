@@ -1,0 +1,176 @@
+import Foundation
+import GalleryCore
+import Rendering
+import Reporting
+import TestSupport
+import Testing
+
+@testable import GalleryBuild
+
+/// The up-to-date check: a build that would write what is already there says so and stops,
+/// and any change a full build would see makes a full build.
+@Suite struct UpToDateTests {
+    func site(feed: String, extraConfig: String = "") throws -> FixtureSite {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Fresh\nfeed: \(feed)\nimages:\n  widths: [48, 96]\n\(extraConfig)\n", to: "gallery.yml")
+        return site
+    }
+
+    func build(_ site: FixtureSite, _ options: BuildOptions = BuildOptions()) async throws -> BuildReport {
+        try await SiteBuilder(siteDirectory: site.url, options: options).build().report
+    }
+
+    /// A fresh upstream, a site built once, and a second build that finds nothing changed.
+    func builtTwice(count: Int = 3) async throws -> (Upstream, FixtureSite, first: BuildReport) {
+        let upstream = try await Upstream(count: count)
+        upstream.setCacheControl("max-age=3600")
+        let site = try site(feed: upstream.feedURL)
+        let first = try await build(site)
+        #expect(!first.upToDate && first.counts.downloaded == count)
+        return (upstream, site, first)
+    }
+
+    @Test func nothingChangedIsUpToDateWithoutARequestOrAWrite() async throws {
+        let (upstream, site, first) = try await builtTwice()
+        let before = try site.snapshot()
+        let store = site.folder.file(".gallerygen-cache/v1/store.sqlite")
+        let storeBytes = try Data(contentsOf: store)
+        upstream.server.resetCounts()
+
+        let report = try await build(site)
+
+        #expect(report.upToDate)
+        #expect(upstream.server.requests.isEmpty)
+        // The counts a full rebuild of the same site reports: every URL fresh, every page in place.
+        var expected = BuildReport().counts
+        (expected.photos, expected.urls, expected.fresh) = (3, 3, 3)
+        expected.pagesUnchanged = first.counts.pagesRendered + first.counts.pagesUnchanged
+        #expect(report.counts == expected)
+        #expect(report.failures.isEmpty && report.warnings.isEmpty && report.output == "public")
+        #expect(report.seconds["check"] != nil && report.seconds["feed"] == nil)
+        let after = try site.snapshot()
+        #expect(before.mapValues(\.0) == after.mapValues(\.0) && before.mapValues(\.1) == after.mapValues(\.1))
+        #expect(try Data(contentsOf: store) == storeBytes, "the store is not written")
+        #expect(report.summary.contains("up to date"))
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aFileChangedInTheOutputIsPutBackByAFullBuild() async throws {
+        let (upstream, site, _) = try await builtTwice()
+        let page = site.folder.file("public/index.html")
+        let original = try Data(contentsOf: page)
+        let thumbnail = try #require(site.folder.allFiles(under: "public/images").first)
+        let thumbnailBytes = try Data(contentsOf: site.folder.file("public/images/\(thumbnail)"))
+
+        try Data("edited by hand".utf8).write(to: page)
+        let repaired = try await build(site)
+        #expect(!repaired.upToDate && repaired.counts.filesWritten == 1)
+        #expect(try Data(contentsOf: page) == original)
+        #expect(try await build(site).upToDate, "and up to date again")
+
+        try FileManager.default.removeItem(at: site.folder.file("public/images/\(thumbnail)"))
+        #expect(try await !build(site).upToDate)
+        #expect(try Data(contentsOf: site.folder.file("public/images/\(thumbnail)")) == thumbnailBytes)
+        #expect(try await build(site).upToDate)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aChangedConfigThemeOrOptionMeansAFullBuild() async throws {
+        let (upstream, site, _) = try await builtTwice()
+        try site.folder.write(
+            "title: Renamed\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
+        let renamed = try await build(site)
+        #expect(!renamed.upToDate && renamed.counts.pagesRendered > 0)
+        #expect(try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8).contains("Renamed"))
+        #expect(try await build(site).upToDate)
+
+        // The site's own theme: a template edited.
+        let theme = try #require(SiteRenderer.builtInTheme)
+        try FileManager.default.copyItem(at: theme, to: site.folder.file("theme"))
+        try site.folder.write(
+            "title: Renamed\nfeed: \(upstream.feedURL)\ntemplates: theme\nimages:\n  widths: [48, 96]\n",
+            to: "gallery.yml")
+        #expect(try await !build(site).upToDate)
+        #expect(try await build(site).upToDate)
+        let template = site.folder.file("theme/page.mustache")
+        try (String(contentsOf: template, encoding: .utf8) + "\n<!-- edited -->\n").write(
+            to: template, atomically: false, encoding: .utf8)
+        #expect(try await !build(site).upToDate)
+        #expect(try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8).contains("edited"))
+
+        // --refresh asks every URL again; --output elsewhere is another folder.
+        upstream.server.resetCounts()
+        let refreshed = try await build(site, BuildOptions(refresh: true))
+        #expect(!refreshed.upToDate && upstream.photoRequests.count == 3)
+        let elsewhere = site.folder.file("elsewhere").path
+        #expect(try await !build(site, BuildOptions(output: elsewhere)).upToDate)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aLocalFeedFileIsReadForItsContent() async throws {
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl("max-age=3600")
+        let site = try site(feed: "feed.json")
+        let entries = (1...2).map {
+            #"{"title": "Photo \#($0)", "imageUrl": "\#(upstream.server.baseURL)/photos/\#($0).jpg"}"#
+        }
+        try site.writeFeed(entries)
+        #expect(try await !build(site).upToDate)
+        #expect(try await build(site).upToDate)
+        try site.writeFeed(entries.reversed())
+        let reordered = try await build(site)
+        #expect(!reordered.upToDate && reordered.counts.pagesRendered > 0)
+        #expect(try await build(site).upToDate)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aBuildThatFailedOrWarnedVouchesForNothing() async throws {
+        // A photo that failed is asked for again by the next build.
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl("max-age=3600")
+        upstream.setExtraEntries([#"{"title": "gone", "imageUrl": "photos/missing.jpg"}"#])
+        let site = try site(feed: upstream.feedURL)
+        #expect(try await build(site).counts.failed == 1)
+        upstream.server.resetCounts()
+        let again = try await build(site)
+        #expect(!again.upToDate && again.counts.failed == 1)
+        #expect(upstream.server.count("/photos/missing.jpg") == 1)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aBuildThatStopsHalfwayTakesBackWhatTheLastOneVouchedFor() async throws {
+        let (upstream, site, _) = try await builtTwice()
+        // An intro over its limit fails the build at the render step, after the check.
+        let intro = site.folder.file("index.md")
+        let original = try? Data(contentsOf: intro)
+        try site.folder.write(String(repeating: "A long intro. ", count: 4_000), to: "index.md")
+        await #expect(throws: BuildError.self) { try await build(site) }
+        // Everything as it was: still a full build, for the record was taken back first.
+        if let original { try original.write(to: intro) } else { try FileManager.default.removeItem(at: intro) }
+        #expect(try await !build(site).upToDate)
+        #expect(try await build(site).upToDate)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func onceAURLIsNoLongerFreshTheBuildAsksAgain() async throws {
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl("max-age=1")
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        try await Task.sleep(for: .seconds(2))
+        upstream.server.resetCounts()
+        let revalidated = try await build(site)
+        #expect(!revalidated.upToDate && revalidated.counts.notModified == 2)
+        #expect(upstream.photoRequests.allSatisfy(\.isConditional) && upstream.photoRequests.count == 2)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func thumbnailsGoneFromTheCacheAreMadeAgain() async throws {
+        let (upstream, site, _) = try await builtTwice()
+        try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache/v1/renditions"))
+        let remade = try await build(site)
+        #expect(!remade.upToDate && remade.counts.processed == 3 && remade.counts.filesWritten == 0)
+        try await upstream.server.shutdown()
+    }
+}
