@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # gallerygen at 100,000 feed entries (small 640x480 photos, 1,000 distinct, the rest hard links, as
 # in run-10k.sh): the cold build, a no-change rebuild while every entry is fresh in the cache
-# (nginx sends Cache-Control: max-age), and a rebuild that revalidates every entry (--refresh:
-# all 304); and, as the baseline for memory growth, the 10,000-entry cold build on the same kind of
+# (nginx sends Cache-Control: max-age; the build is up to date and ends after its check), the
+# same rebuild in full (--full: every stage run, nothing written), and a rebuild that revalidates
+# every entry (--refresh: all 304); and, as the baseline for memory growth, the 10,000-entry cold build on the same kind of
 # corpus. Wall time, max RSS and CPU from /usr/bin/time, request counts from nginx's access log,
 # seconds per stage from gallerygen's --report, and the sizes of the output, the manifest and the
-# cache. Goals (printed met/missed): fresh at most 1.5 s, --refresh at most 8 s and 1 GiB max RSS,
+# cache. Goals (printed met/missed): fresh and full at most 1.5 s, --refresh at most 8 s and 1 GiB max RSS,
 # the 100k cold build's max RSS at most 400 MiB and 3x the 10k one's. About 10-15 minutes on 2 cores (the
 # first run also makes the corpora: 1,000 photos each plus hard links) and about 1 GB of disk.
 #
@@ -77,7 +78,7 @@ measure() {
   local s_wall s_rss user sys ok nm stages
   read -r s_wall s_rss user sys <"$w/time.txt"
   read -r ok nm <<<"$(tail -n +"$((start_line + 1))" "$log" | awk '{ if ($1==200) ok++; if ($1==304) nm++ } END { printf "%d %d", ok, nm }')"
-  stages=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["seconds"]; print(" ".join("%8.2f" % s.get(k, 0) for k in ("feed","load","images","render","manifest","write","total")))' "$w/$name.json")
+  stages=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["seconds"]; print(" ".join("%8.2f" % s.get(k, 0) for k in ("check","feed","load","images","render","manifest","write","total")))' "$w/$name.json")
   wall[$name]=$s_wall; rss[$name]=$(((s_rss + 512) / 1024))
   urls[$name]=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["urls"])' "$w/$name.json")
   results+=("$(awk -v n="$name" -v w="$s_wall" -v r="${rss[$name]}" -v u="$user" -v s="$sys" -v ok="$ok" -v nm="$nm" -v st="$stages" \
@@ -97,6 +98,7 @@ site=$work/site
 new_site "$site" "$port" "A hundred thousand"
 measure "cold-$count" "$work" "$site"
 measure "fresh-$count" "$work" "$site"
+measure "full-$count" "$work" "$site" --full
 measure "refresh-$count" "$work" "$site" --refresh
 
 # SITE: "output_bytes output_disk output_files manifest_bytes cache_bytes cache_disk cache_files".
@@ -122,8 +124,8 @@ bin_after=$(bin_id)
 echo "load before: $load_before"
 echo "load after:  $(uptime)"
 echo
-printf '%-14s %8s %10s %6s %7s %7s %8s %8s %8s %8s %8s %8s %8s %6s\n' scenario wall_s max_rss_MB cpu_% 200s 304s \
-  feed_s load_s images_s render_s manif_s write_s total_s load1
+printf '%-14s %8s %10s %6s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s %6s\n' scenario wall_s max_rss_MB cpu_% 200s 304s \
+  check_s feed_s load_s images_s render_s manif_s write_s total_s load1
 printf '%s\n' "${results[@]}"
 echo
 echo "sizes after the last build (MB = MiB; 'disk' is du's allocated size)"
@@ -132,7 +134,8 @@ size_row "$base_count" "$base_work/site"
 size_row "$count" "$site"
 echo
 echo "goals"
-goal "fresh-$count wall" "${wall[fresh-$count]}" 1.5 s
+goal "fresh-$count wall (up to date)" "${wall[fresh-$count]}" 1.5 s
+goal "full-$count wall (nothing changed, --full)" "${wall[full-$count]}" 1.5 s
 goal "refresh-$count wall" "${wall[refresh-$count]}" 8 s
 goal "refresh-$count max RSS" "${rss[refresh-$count]}" 1024 MB
 goal "cold-$count max RSS" "${rss[cold-$count]}" 400 MB
@@ -140,4 +143,4 @@ goal "cold-$count / cold-$base_count max RSS (${rss[cold-$count]} / ${rss[cold-$
   "$(awk -v a="${rss[cold-$count]}" -v b="${rss[cold-$base_count]}" 'BEGIN { print a / b }')" 3 x
 echo "(MB = MiB; cpu % = (user + sys) / wall; 200s and 304s from nginx's access log; *_s from the --report JSON's seconds;"
 echo " images overlaps load; load1 = the 1-minute load average as the build started)"
-echo "reports: $work/{cold,fresh,refresh}-$count.json, $base_work/cold-$base_count.json"
+echo "reports: $work/{cold,fresh,full,refresh}-$count.json, $base_work/cold-$base_count.json"

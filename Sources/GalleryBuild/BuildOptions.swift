@@ -11,6 +11,8 @@ package struct BuildOptions: Sendable {
     package var refresh = false
     /// `--offline`: send no request; build from the cache.
     package var offline = false
+    /// `--full`: build in full even when nothing changed since the last build.
+    package var full = false
     package var concurrency: Int?
     package var perHost: Int?
     /// `--seed URL`: the published site to start warm from (overrides `seed:`).
@@ -30,6 +32,7 @@ package struct BuildOptions: Sendable {
         strict: Bool = false,
         refresh: Bool = false,
         offline: Bool = false,
+        full: Bool = false,
         concurrency: Int? = nil,
         perHost: Int? = nil,
         seed: String? = nil,
@@ -41,6 +44,7 @@ package struct BuildOptions: Sendable {
         self.strict = strict
         self.refresh = refresh
         self.offline = offline
+        self.full = full
         self.concurrency = concurrency
         self.perHost = perHost
         self.seed = seed

@@ -27,6 +27,9 @@ struct BuildCommand: AsyncParsableCommand {
     @Flag(help: "Send no request: build from the cache, failing clearly for what it lacks.")
     var offline = false
 
+    @Flag(help: "Build in full even when nothing changed since the last build.")
+    var full = false
+
     @Option(help: "Requests in flight at once, all hosts (overrides gallery.yml's concurrency).")
     var concurrency: Int?
 
@@ -101,6 +104,7 @@ struct BuildCommand: AsyncParsableCommand {
             strict: strict,
             refresh: refresh,
             offline: offline,
+            full: full,
             concurrency: concurrency,
             perHost: perHost,
             seed: seed,

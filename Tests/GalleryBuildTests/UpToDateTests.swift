@@ -99,6 +99,11 @@ import Testing
         #expect(try await !build(site).upToDate)
         #expect(try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8).contains("edited"))
 
+        // --full builds in full, and leaves a record for the next build.
+        let full = try await build(site, BuildOptions(full: true))
+        #expect(!full.upToDate && full.counts.pagesUnchanged > 0 && full.counts.filesWritten == 0)
+        #expect(try await build(site).upToDate)
+
         // --refresh asks every URL again; --output elsewhere is another folder.
         upstream.server.resetCounts()
         let refreshed = try await build(site, BuildOptions(refresh: true))

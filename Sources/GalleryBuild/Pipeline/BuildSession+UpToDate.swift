@@ -18,7 +18,8 @@ import Reporting
 /// trust.
 extension BuildSession {
     /// Whether this build may use or leave a record: a standalone build of the whole feed that
-    /// sends the requests a rebuild would (not `--refresh`, not `--offline`).
+    /// sends the requests a rebuild would (not `--refresh`, not `--offline`). `--full` builds in
+    /// full and leaves a record.
     private var checksUpToDate: Bool {
         guard case .standalone = mode, options.shard == nil, !options.refresh, !options.offline else { return false }
         if case .folder = layout.feed { return false }
@@ -29,7 +30,8 @@ extension BuildSession {
     /// vouched for, before anything is changed.
     func checkUpToDate(_ context: inout BuildContext) async throws(BuildError) {
         let store = cache.buildStore
-        if checksUpToDate, let feedSHA256 = currentFeedSHA256(), let (published, record) = try? await store.upToDate(),
+        if checksUpToDate, !options.full, let feedSHA256 = currentFeedSHA256(),
+            let (published, record) = try? await store.upToDate(),
             Date().timeIntervalSince1970 < record.freshUntil, record.inputs == upToDateInputs(feedSHA256: feedSHA256),
             await isAsLeft(published, record)
         {
@@ -110,6 +112,8 @@ extension BuildSession {
             add("\(status.size) \(status.modifiedNanoseconds) \(status.inode)")
         }
         add(String(reflecting: config))
+        var options = options
+        options.full = false  // how this build was asked to check, not what it makes
         add(String(reflecting: options))
         for folder in [layout.siteDirectory, layout.outputDirectory, layout.cacheDirectory] { add(folder.path) }
         // The cache as the build left it: thumbnails or originals removed from it are made or
