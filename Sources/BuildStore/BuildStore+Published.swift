@@ -64,13 +64,18 @@ package struct PublishedStamp: Sendable, Equatable {
     /// Packed as three 64-bit little-endian words per file: 205,000 files are one blob of 4.9 MB,
     /// read without a parse.
     static func pack(_ stamps: [PublishedStamp]) -> Data {
-        var words: [UInt64] = []
-        words.reserveCapacity(stamps.count * 3)
-        for stamp in stamps {
-            words += [UInt64(bitPattern: stamp.size), UInt64(bitPattern: stamp.stamp.modified), stamp.stamp.inode]
-                .map(\.littleEndian)
+        var data = Data(count: stamps.count * 24)
+        data.withUnsafeMutableBytes { bytes in
+            for (index, stamp) in stamps.enumerated() {
+                func store(_ word: UInt64, at offset: Int) {
+                    bytes.storeBytes(of: word.littleEndian, toByteOffset: index * 24 + offset * 8, as: UInt64.self)
+                }
+                store(UInt64(bitPattern: stamp.size), at: 0)
+                store(UInt64(bitPattern: stamp.stamp.modified), at: 1)
+                store(stamp.stamp.inode, at: 2)
+            }
         }
-        return words.withUnsafeBytes { Data($0) }
+        return data
     }
 
     static func unpack(_ data: Data) -> [PublishedStamp]? {

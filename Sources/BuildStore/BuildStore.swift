@@ -274,6 +274,27 @@ package final class BuildStore: Sendable {
         throws
     {
         guard !changed.isEmpty || !removed.isEmpty || replacingAll else { return }
+        try save(removing: removed, replacingAll: replacingAll) { upsert in
+            for record in changed { try upsert(record) }
+        }
+    }
+
+    /// ``save(urlRecords:removing:replacingAll:)`` for the records of `records` that differ from
+    /// `before` (all of them, replacing every row, when it is nil), picked as they are written:
+    /// 100,000 new records are not copied into a list first.
+    package func save(
+        urlRecords records: [String: CacheRecord], changedSince before: [String: CacheRecord]?,
+        removing removed: [String]
+    ) throws {
+        try save(removing: removed, replacingAll: before == nil) { upsert in
+            for record in records.values where before?[record.url] != record { try upsert(record) }
+        }
+    }
+
+    private func save(
+        removing removed: [String], replacingAll: Bool,
+        _ write: @Sendable ((CacheRecord) throws -> Void) throws -> Void
+    ) throws {
         try database.write { db in
             if replacingAll { try CacheRecord.deleteAll(db) }
             // One prepared statement, arguments by position: a --refresh of 100,000 URLs rewrites
@@ -282,7 +303,7 @@ package final class BuildStore: Sendable {
             let upsert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO url_record (\(columns.joined(separator: ", "))) VALUES ("
                     + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
-            for record in changed { try upsert.execute(arguments: record.databaseArguments) }
+            try write { record in try upsert.execute(arguments: record.databaseArguments) }
             for url in removed { _ = try CacheRecord.deleteOne(db, key: url) }
         }
         markWritten()

@@ -107,6 +107,23 @@ import Testing
         #expect(result.removed == 3)
     }
 
+    /// What leaves and what arrives between two lists, sorted (walked side by side) or not (a
+    /// manifest edited by hand): the same answer, and never a path out of the folder to remove.
+    @Test func theFilesLeavingAndArrivingAreTheSameForSortedListsAndOthers() {
+        let before = ["../outside", "a.html", "b.html", "images/x.webp", "z.html"]
+        let after = ["a.html", "c.html", "images/x.webp", "images/y.webp"]
+        let expected = (leaving: ["b.html", "z.html"], arriving: ["c.html", "images/y.webp"])
+        let sorted = OutputWriter.Staging.difference(from: before, to: after)
+        #expect(sorted.leaving == expected.leaving && sorted.arriving == expected.arriving)
+        let shuffled = OutputWriter.Staging.difference(from: before.reversed(), to: after)
+        #expect(shuffled.leaving == expected.leaving && shuffled.arriving == expected.arriving)
+        #expect(OutputWriter.Staging.difference(from: [], to: after).arriving == after)
+        #expect(
+            OutputWriter.Staging.difference(from: before, to: []).leaving == [
+                "a.html", "b.html", "images/x.webp", "z.html",
+            ])
+    }
+
     /// The manifest is compared with the one in place and written a part at a time: a manifest of
     /// several parts that is the same is not rewritten (same inode), and one that differs in its
     /// first part, its last, by a record more or one less, is written whole and exactly.

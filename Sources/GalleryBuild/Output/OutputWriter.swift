@@ -296,11 +296,9 @@ struct OutputWriter {
         ) async throws -> Result {
             _ = try await stageStreamed(Manifest.fileName, encode)
             let fileManager = FileManager.default
-            let produced = Set(files)
-            let before = Set((previous ?? []) + pending)
-            let leaving = before.filter { !produced.contains($0) && OutputWriter.isSafeRelativePath($0) }
+            let (leaving, arriving) = Self.difference(from: (previous ?? []) + pending, to: files)
             // Until the marker goes, a kill leaves files the folder's list may not hold.
-            markStaging(leaving.sorted() + files.filter { !before.contains($0) })
+            markStaging(leaving + arriving)
             for file in staged {
                 let (temporary, target) = paths(of: file)
                 guard rename(temporary, target) == 0 else {
@@ -320,6 +318,34 @@ struct OutputWriter {
             }
             try? FileManager.default.removeItem(at: marker)
             return result
+        }
+
+        /// The files of `before` not in `after` (that may be removed: no path out of the folder),
+        /// and those of `after` not in `before`. Two sorted lists (a manifest's always is) are
+        /// walked side by side: at 200,000 files, two sets of them were 20 MB of a build's peak.
+        static func difference(from before: [String], to after: [String]) -> (leaving: [String], arriving: [String]) {
+            func isSorted(_ list: [String]) -> Bool { zip(list, list.dropFirst()).allSatisfy { $0 < $1 } }
+            guard isSorted(before), isSorted(after) else {
+                let (old, new) = (Set(before), Set(after))
+                return (
+                    old.filter { !new.contains($0) && OutputWriter.isSafeRelativePath($0) }.sorted(),
+                    after.filter { !old.contains($0) }
+                )
+            }
+            var (leaving, arriving): ([String], [String]) = ([], [])
+            var (i, j) = (0, 0)
+            while i < before.count || j < after.count {
+                if j == after.count || (i < before.count && before[i] < after[j]) {
+                    if OutputWriter.isSafeRelativePath(before[i]) { leaving.append(before[i]) }
+                    i += 1
+                } else if i == before.count || after[j] < before[i] {
+                    arriving.append(after[j])
+                    j += 1
+                } else {
+                    (i, j) = (i + 1, j + 1)
+                }
+            }
+            return (leaving, arriving)
         }
 
         /// A new temporary file beside `target` (at `path` in the folder), recorded as staged.

@@ -77,29 +77,37 @@ struct RenderedPages: Sendable {
     func save(rendered: [UnchangedPage], kept: [UnchangedPage], sources: PageFingerprint, to store: BuildStore)
         async throws
     {
-        var now: [String: PageRecord] = [:]
-        now.reserveCapacity(rendered.count + kept.count)
         // A stat per page, on every core: 100,000 of them are a second on one.
         let statuses = await rendered.concurrentMap(
             ways: min(ProcessInfo.processInfo.activeProcessorCount, rendered.count / 2048)
         ) { [prefix] page in
             FileStatus(path: prefix + page.path)
         }
+        let replacingAll = !isThisFolders
+        var changed: [(path: String, record: PageRecord)] = []
+        var recordedPaths = 0
         for (page, status) in zip(rendered, statuses) {
             guard let status, status.isRegularFile else { continue }
-            now[page.path] = PageRecord(
+            let record = PageRecord(
                 fingerprint: page.fingerprint, size: status.size, modified: status.modifiedNanoseconds,
                 inode: status.inode)
+            if entries[page.path] != nil { recordedPaths += 1 }
+            if replacingAll || entries[page.path] != record { changed.append((page.path, record)) }
         }
         for page in kept {
+            // Found in place through `recorded(_:)`: as recorded, so unchanged.
             guard let entry = entries[page.path], entry.fingerprint == page.fingerprint else { continue }
-            now[page.path] = entry
+            recordedPaths += 1
+            if replacingAll { changed.append((page.path, entry)) }
         }
-        let replacingAll = !isThisFolders
-        let changed = now.filter { replacingAll || entries[$0.key] != $0.value }.map {
-            (path: $0.key, record: $0.value)
+        // Every recorded page was seen (the common case, and a rebuild that changed nothing): none
+        // to remove, found without a set of 100,000 paths.
+        var removed: [String] = []
+        if !replacingAll, recordedPaths < entries.count {
+            let written = zip(rendered, statuses).compactMap { $1?.isRegularFile == true ? $0.path : nil }
+            let now = Set(written).union(kept.map(\.path))
+            removed = entries.keys.filter { !now.contains($0) }
         }
-        let removed = replacingAll ? [] : entries.keys.filter { now[$0] == nil }
         guard replacingAll || sources != self.sources || !changed.isEmpty || !removed.isEmpty else { return }
         try store.saveRenderedPages(
             output: folderKey, sources: sources, changed: changed, removed: removed, replacingAll: replacingAll)

@@ -64,14 +64,16 @@ extension BuildSession {
         if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
         guard let freshUntil = cache.freshUntil(of: urls) else { return nil }
         let directory = layout.outputDirectory.path
+        // A missing file is a negative size: no optional per file (205,000 of them at 100,000 photos).
         let stamps = await published.files.concurrentMap { file in
             FileStatus(path: directory + "/" + file).map(PublishedStamp.init)
+                ?? PublishedStamp(size: -1, stamp: FileStamp(modified: 0, inode: 0))
         }
-        guard !stamps.contains(nil) else { return nil }
+        guard !stamps.contains(where: { $0.size < 0 }) else { return nil }
         return UpToDateRecord(
             inputs: upToDateInputs(feedSHA256: feedSHA256), freshUntil: freshUntil, photos: report.counts.photos,
             urls: report.counts.urls, pages: report.counts.pagesRendered + report.counts.pagesUnchanged,
-            files: stamps.compactMap { $0 })
+            files: stamps)
     }
 
     /// The feed's content hash as a build would read it now, without parsing it: a feed file's
@@ -94,9 +96,9 @@ extension BuildSession {
             manifest.size == published.manifestSize, FileStamp(manifest) == published.manifestStamp
         else { return false }
         let directory = output.path
-        let pairs = Array(zip(published.files, record.files))
-        let unchanged = await pairs.concurrentMap { file, stamp in
-            FileStatus(path: directory + "/" + file).map(PublishedStamp.init) == stamp
+        let (files, stamps) = (published.files, record.files)
+        let unchanged = await Array(files.indices).concurrentMap { index in
+            FileStatus(path: directory + "/" + files[index]).map(PublishedStamp.init) == stamps[index]
         }
         return !unchanged.contains(false)
     }

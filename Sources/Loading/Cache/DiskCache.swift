@@ -180,18 +180,16 @@ package final class DiskCache: Sendable {
     package func persist() throws {
         // What is written is taken with the records it is measured against, under one lock: a
         // record stored while the write runs stays unwritten, and is found by the next persist.
-        let change: (records: [String: CacheRecord], changed: [CacheRecord], removed: [String], all: Bool)? =
+        let change: (records: [String: CacheRecord], before: [String: CacheRecord]?, removed: [String])? =
             state.withLock { state in
                 state.statusAtOpen = [:]
                 // Never read: nothing changed.
                 guard state.isLoaded, state.records != state.persisted else { return nil }
-                let before = state.persisted ?? [:]
-                let everything = state.persisted == nil
+                let before = state.persisted
                 // Not known to be in the store until written.
                 state.persisted = nil
-                let changed = state.records.values.filter { everything || before[$0.url] != $0 }
-                let removed = before.keys.filter { state.records[$0] == nil }
-                return (state.records, changed, removed, everything)
+                let removed = (before ?? [:]).keys.filter { state.records[$0] == nil }
+                return (state.records, before, removed)
             }
         guard let change else {
             // Other stages' records (thumbnail sets) may be in the log: folded in now, so the
@@ -201,7 +199,7 @@ package final class DiskCache: Sendable {
             return
         }
         do {
-            try store.save(urlRecords: change.changed, removing: change.removed, replacingAll: change.all)
+            try store.save(urlRecords: change.records, changedSince: change.before, removing: change.removed)
         } catch {
             throw LoadingError(
                 .cache, url: store.file?.path ?? "the cache's store", "cannot write the URL records",
