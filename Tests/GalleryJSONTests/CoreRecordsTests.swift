@@ -4,7 +4,7 @@ import Testing
 
 @testable import GalleryJSON
 
-@Suite struct JSONFieldsTests {
+@Suite struct CoreRecordsTests {
     static let image = ProcessedImage(
         width: 4000, height: 3000,
         renditions: [
@@ -17,8 +17,9 @@ import Testing
         placeholder: Placeholder(color: "#a1b2c3", dataURI: "data:image/webp;base64,UklGRg==")
     )
 
-    /// The files are written with JSONEncoder (Codable) and read by hand: each type must read
-    /// back exactly what it wrote, with every optional set and with none.
+    /// The manifest is written by hand (``Manifest/encoded()``) and read with JSONDecoder, its file
+    /// list by hand: each reads back exactly what was written, with every optional set and with
+    /// none.
     @Test func manifestReadsBackWhatItWrote() async throws {
         let manifest = Manifest(
             photos: [
@@ -53,22 +54,33 @@ import Testing
         #expect(try ProcessedImage.decode(JSONEncoder().encode(Self.image)) == Self.image)
     }
 
+    @Test func renditionRecordsOfTheOldCacheReadBackWithTheirStamps() throws {
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(Self.image)) as? [String: Any])
+        #expect(try ProcessedImage.decodeRecord(JSONSerialization.data(withJSONObject: object)).stamps == nil)
+        object["stamps"] = "1:2 3:4"
+        let (image, stamps) = try ProcessedImage.decodeRecord(JSONSerialization.data(withJSONObject: object))
+        #expect(image == Self.image && stamps == "1:2 3:4")
+    }
+
     @Test func aWrongValueNamesItsPath() {
+        func message(_ text: String) -> String? {
+            do {
+                _ = try Manifest.decode(Data(text.utf8))
+                return nil
+            } catch {
+                return error.description
+            }
+        }
         let text =
             #"{"version": 1, "files": [], "photos": [{"id": "1", "source": "s", "renditions": [{"format": "webp", "width": "480"}]}]}"#
-        #expect {
-            try Manifest.decode(Data(text.utf8))
-        } throws: { error in
-            (error as? JSONFields.Mismatch)?.description == "photos[0].renditions[0].width: expected an integer"
-        }
-        let format = text.replacingOccurrences(of: #""webp""#, with: #""gif""#)
-        #expect {
-            try Manifest.decode(Data(format.utf8))
-        } throws: { error in
-            (error as? JSONFields.Mismatch)?.description
-                == "photos[0].renditions[0].format: expected avif, webp or jpeg"
-        }
-        #expect(throws: JSONParser.Failure.self) { try Manifest.decode(Data("{\"version\": 1,".utf8)) }
-        #expect(throws: JSONFields.Mismatch.self) { try Manifest.decode(Data("[]".utf8)) }
+        #expect(message(text) == "photos[0].renditions[0].width: not a Int")
+        #expect(
+            message(text.replacingOccurrences(of: #""webp""#, with: #""gif""#))
+                == "photos[0].renditions[0].format: not a valid value")
+        #expect(message(text.replacingOccurrences(of: #""source": "s", "#, with: "")) == "photos[0].source: missing")
+        let broken = message("{\"version\": 1,")
+        #expect(broken?.hasPrefix("not valid JSON: line 1, column ") == true, "\(broken ?? "")")
+        #expect(message("[]") == "the top level: not a Dictionary<String, Any>")
     }
 }
