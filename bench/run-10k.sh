@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gallerygen at 10,000 feed entries (small 640x480 photos, to keep the corpus small): the cold
 # build, a no-change rebuild while every entry is fresh in the cache (nginx sends
-# Cache-Control: max-age), and a rebuild that revalidates every entry (--refresh: all 304).
+# Cache-Control: max-age; the build is up to date and ends after its check), the same rebuild in
+# full (--full), and a rebuild that revalidates every entry (--refresh: all 304).
 # Request counts from nginx's access log; time per stage from gallerygen's reports.
 #
 #   bench/run-10k.sh        (make bench BENCH_SCENARIO=10k; BENCH_PORT=8091)
@@ -38,12 +39,13 @@ measure() {
     >"$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; exit 1; }
   read -r wall rss user sys <"$work/time.txt"
   read -r ok nm <<<"$(tail -n +"$((start_line + 1))" "$run/access.log" | awk '{ if ($1==200) ok++; if ($1==304) nm++ } END { printf "%d %d", ok, nm }')"
-  stages=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["seconds"]; print(" ".join(f"{k}={s[k]:.2f}" for k in ("feed","load","render","manifest","write")), "manifest+render=%.2f" % (s["manifest"] + s["render"]))' "$work/$name.json")
+  stages=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["seconds"]; print(" ".join(f"{k}={s[k]:.2f}" for k in ("check","feed","load","render","manifest","write") if k in s))' "$work/$name.json")
   results+=("$(printf '%-10s %8.2f %10.0f %6.0f %6d %6d   %s' "$name" "$wall" "$((rss / 1024))" "$(echo "100 * ($user + $sys) / ($wall + 0.001)" | bc -l)" "$ok" "$nm" "$stages")")
 }
 
 measure cold
 measure fresh
+measure full --full
 measure revalidate --refresh
 
 echo

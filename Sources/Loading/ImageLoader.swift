@@ -57,6 +57,11 @@ package final class ImageLoader: OriginalLoading {
         return remote?.availableOriginal(for: source)
     }
 
+    package func cachedSHA256(for source: CanonicalURL) -> String? {
+        guard !source.isFile else { return nil }
+        return remote?.cachedSHA256(for: source)
+    }
+
     package func freshCopy(of damaged: Original) async throws -> Original {
         guard !damaged.source.isFile, let remote else {
             throw LoadingError(

@@ -13,6 +13,9 @@ package protocol OriginalLoading: Sendable {
     /// The original for `source` when it can be had at once, with no request and no hashing:
     /// fresh in the cache (or any cached copy with `--offline`). Nil means "ask ``original(for:)``".
     func availableOriginal(for source: CanonicalURL) -> Original?
+    /// The SHA-256 of the copy of `source` the cache holds, fresh or not: the bytes a
+    /// revalidation will most likely confirm (nil when there is none, or for a local file).
+    func cachedSHA256(for source: CanonicalURL) -> String?
     /// Loads `damaged.source` anew, whole, after the cached bytes of `damaged` turned out not to
     /// hash to its SHA-256 any more (damaged on disk between builds); the damaged copy is dropped.
     func freshCopy(of damaged: Original) async throws -> Original

@@ -30,8 +30,13 @@ extension BuildSession {
         let originals = await sources.concurrentMap { [loader, renditions] source in
             source.flatMap(loader.availableOriginal(for:)).map { ($0, renditions.usedSetKey(of: $0)) }
         }
-        // Their sets' records, read in one go.
-        await renditions.prefetch(keys: originals.compactMap { $0?.1 })
+        // The rest are revalidated (or fetched): their sets are most likely those of the bytes the
+        // cache holds. All the sets' records, read in one go, not one query per photo.
+        let likely = await Array(sources.indices).concurrentMap { [loader, renditions] index in
+            originals[index] == nil
+                ? sources[index].flatMap(loader.cachedSHA256(for:)).map(renditions.setKey(ofOriginal:)) : nil
+        }
+        await renditions.prefetch(keys: originals.compactMap { $0?.1 } + likely.compactMap { $0 })
         let available = await originals.concurrentMap { [renditions] found in
             found.map { original, key in
                 let found = AvailablePhoto(

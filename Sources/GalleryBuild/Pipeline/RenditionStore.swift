@@ -181,9 +181,14 @@ final class RenditionStore: Sendable {
 
     /// The key of `original`'s rendition set, marked as used by this build (never evicted by it).
     func usedSetKey(of original: Original) -> String {
-        let key = String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: original.sha256)).prefix(32))
+        let key = setKey(ofOriginal: original.sha256)
         cache.markRenditionSetUsed(key)
         return key
+    }
+
+    /// The key of the set of an original with this SHA-256 (not marked as used).
+    func setKey(ofOriginal sha256: String) -> String {
+        String(sha256Hex(of: recipe.setKeyMaterial(originalSHA256: sha256)).prefix(32))
     }
 
     /// A set found in the cache, once per build: the record is read and checked on first use.

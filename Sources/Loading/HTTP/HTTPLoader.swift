@@ -113,6 +113,10 @@ package final class HTTPLoader: OriginalLoading {
         return use(record, blob: blob, origin: origin, at: now, source: source)
     }
 
+    package func cachedSHA256(for source: CanonicalURL) -> String? {
+        cache.record(for: source.description)?.sha256
+    }
+
     package func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?)
         async throws -> Original
     {
