@@ -7,17 +7,15 @@ package import GalleryCore
 package struct PublishedFiles: Sendable, Equatable {
     /// The output folder's path.
     package var output: String
-    /// The manifest file's size, modification time (to the nanosecond) and inode when the list
-    /// was recorded: a manifest still so is the one the list was taken from.
-    package var manifestSize: Int64
-    package var manifestStamp: FileStamp
+    /// The manifest file's stamp when the list was recorded: a manifest still so is the one the
+    /// list was taken from.
+    package var manifest: FileStamp
     /// As the manifest lists them.
     package var files: [String]
 
-    package init(output: String, manifestSize: Int64, manifestStamp: FileStamp, files: [String]) {
+    package init(output: String, manifest: FileStamp, files: [String]) {
         self.output = output
-        self.manifestSize = manifestSize
-        self.manifestStamp = manifestStamp
+        self.manifest = manifest
         self.files = files
     }
 }
@@ -34,10 +32,10 @@ package struct UpToDateRecord: Sendable, Equatable {
     package var photos: Int
     package var urls: Int
     package var pages: Int
-    /// Each published file's size and stamp as the build left it, in the order of the list.
-    package var files: [PublishedStamp]
+    /// Each published file's stamp as the build left it, in the order of the list.
+    package var files: [FileStamp]
 
-    package init(inputs: String, freshUntil: Double, photos: Int, urls: Int, pages: Int, files: [PublishedStamp]) {
+    package init(inputs: String, freshUntil: Double, photos: Int, urls: Int, pages: Int, files: [FileStamp]) {
         self.inputs = inputs
         self.freshUntil = freshUntil
         self.photos = photos
@@ -47,23 +45,10 @@ package struct UpToDateRecord: Sendable, Equatable {
     }
 }
 
-/// A file's size and stamp, as stat(2) gives them.
-package struct PublishedStamp: Sendable, Equatable {
-    package var size: Int64
-    package var stamp: FileStamp
-
-    package init(size: Int64, stamp: FileStamp) {
-        self.size = size
-        self.stamp = stamp
-    }
-
-    package init(_ status: FileStatus) {
-        self.init(size: status.size, stamp: FileStamp(status))
-    }
-
-    /// Packed as three 64-bit little-endian words per file: 205,000 files are one blob of 4.9 MB,
-    /// read without a parse.
-    static func pack(_ stamps: [PublishedStamp]) -> Data {
+/// The stamps of a list of files, packed as three 64-bit little-endian words each: 205,000 files
+/// are one blob of 4.9 MB, read without a parse.
+enum StampBlob {
+    static func pack(_ stamps: [FileStamp]) -> Data {
         var data = Data(count: stamps.count * 24)
         data.withUnsafeMutableBytes { bytes in
             for (index, stamp) in stamps.enumerated() {
@@ -71,23 +56,22 @@ package struct PublishedStamp: Sendable, Equatable {
                     bytes.storeBytes(of: word.littleEndian, toByteOffset: index * 24 + offset * 8, as: UInt64.self)
                 }
                 store(UInt64(bitPattern: stamp.size), at: 0)
-                store(UInt64(bitPattern: stamp.stamp.modified), at: 1)
-                store(stamp.stamp.inode, at: 2)
+                store(UInt64(bitPattern: stamp.modified), at: 1)
+                store(stamp.inode, at: 2)
             }
         }
         return data
     }
 
-    static func unpack(_ data: Data) -> [PublishedStamp]? {
+    static func unpack(_ data: Data) -> [FileStamp]? {
         guard data.count % 24 == 0 else { return nil }
         return data.withUnsafeBytes { bytes in
             (0..<(data.count / 24)).map { index in
                 func word(_ offset: Int) -> UInt64 {
                     UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 24 + offset * 8, as: UInt64.self))
                 }
-                return PublishedStamp(
-                    size: Int64(bitPattern: word(0)),
-                    stamp: FileStamp(modified: Int64(bitPattern: word(1)), inode: word(2)))
+                return FileStamp(
+                    size: Int64(bitPattern: word(0)), modified: Int64(bitPattern: word(1)), inode: word(2))
             }
         }
     }
@@ -105,8 +89,8 @@ extension BuildStore {
             else { return nil }
             let files: String = site[4]
             return PublishedFiles(
-                output: site[0], manifestSize: site[1],
-                manifestStamp: FileStamp(modified: site[2], inode: UInt64(bitPattern: site[3])),
+                output: site[0],
+                manifest: FileStamp(size: site[1], modified: site[2], inode: UInt64(bitPattern: site[3])),
                 files: files.isEmpty ? [] : files.split(separator: "\n").map(String.init))
         }
     }
@@ -126,8 +110,8 @@ extension BuildStore {
                     sql: "INSERT OR REPLACE INTO published_site (id, output, manifest_size, manifest_modified, "
                         + "manifest_inode, files) VALUES (1, ?, ?, ?, ?, ?)",
                     arguments: [
-                        published.output, published.manifestSize, published.manifestStamp.modified,
-                        Int64(bitPattern: published.manifestStamp.inode), published.files.joined(separator: "\n"),
+                        published.output, published.manifest.size, published.manifest.modified,
+                        Int64(bitPattern: published.manifest.inode), published.files.joined(separator: "\n"),
                     ])
             }
             if let upToDate, upToDate.files.count == published.files.count {
@@ -136,7 +120,7 @@ extension BuildStore {
                         + "stamps = ? WHERE id = 1",
                     arguments: [
                         upToDate.inputs, upToDate.freshUntil, upToDate.photos, upToDate.urls, upToDate.pages,
-                        PublishedStamp.pack(upToDate.files),
+                        StampBlob.pack(upToDate.files),
                     ])
             }
         }
@@ -155,11 +139,12 @@ extension BuildStore {
             else { return nil }
             let text: String = site[4]
             let files = text.isEmpty ? [] : text.split(separator: "\n").map(String.init)
-            guard let stamps = PublishedStamp.unpack(site[10]), stamps.count == files.count else { return nil }
+            guard let stamps = StampBlob.unpack(site[10]), stamps.count == files.count else { return nil }
             return (
                 PublishedFiles(
-                    output: site[0], manifestSize: site[1],
-                    manifestStamp: FileStamp(modified: site[2], inode: UInt64(bitPattern: site[3])), files: files),
+                    output: site[0],
+                    manifest: FileStamp(size: site[1], modified: site[2], inode: UInt64(bitPattern: site[3])),
+                    files: files),
                 UpToDateRecord(
                     inputs: site[5], freshUntil: site[6], photos: site[7], urls: site[8], pages: site[9],
                     files: stamps)

@@ -76,7 +76,7 @@ extension BuildStore {
                     format: format, width: row[2], height: row[3], path: row[4], byteCount: row[5], sha256: row[6]))
             renditions[key, default: ([], [])].stamps.append(
                 modified.flatMap { modified in
-                    inode.map { FileStamp(modified: modified, inode: UInt64(bitPattern: $0)) }
+                    inode.map { FileStamp(size: row[5], modified: modified, inode: UInt64(bitPattern: $0)) }
                 })
         }
         let sets = try Row.fetchCursor(

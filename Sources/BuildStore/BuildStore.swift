@@ -328,8 +328,8 @@ package final class BuildStore: Sendable {
                     + "FROM rendered_page")
             while let row = try rows.next() {
                 pages[row[0]] = PageRecord(
-                    fingerprint: Self.fingerprint(row, from: 1), size: row[5], modified: row[6],
-                    inode: UInt64(bitPattern: row[7]))
+                    fingerprint: Self.fingerprint(row, from: 1),
+                    stamp: FileStamp(size: row[5], modified: row[6], inode: UInt64(bitPattern: row[7])))
             }
             return RenderedPages(output: site[0], sources: Self.fingerprint(site, from: 1), pages: pages)
         }
@@ -355,7 +355,7 @@ package final class BuildStore: Sendable {
                 try upsert.execute(
                     arguments: StatementArguments(
                         [path] + Self.arguments(record.fingerprint)
-                            + [record.size, record.modified, Int64(bitPattern: record.inode)]))
+                            + [record.stamp.size, record.stamp.modified, Int64(bitPattern: record.stamp.inode)]))
             }
             let delete = try db.cachedStatement(sql: "DELETE FROM rendered_page WHERE path = ?")
             for path in removed { try delete.execute(arguments: [path]) }

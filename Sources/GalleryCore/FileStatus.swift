@@ -53,18 +53,27 @@ package struct FileStatus: Sendable, Equatable {
     }
 }
 
-/// A file's modification time (to the nanosecond) and inode: when both are as recorded, the file
-/// was not written since.
+/// A file's size, modification time (to the nanosecond) and inode, as stat(2) gave them: a file
+/// whose stamp is as recorded was not written since. What every record of a file the build left
+/// (a page, a thumbnail, the manifest, a published file) is checked by.
 package struct FileStamp: Sendable, Hashable {
+    package var size: Int64
     package var modified: Int64
     package var inode: UInt64
 
-    package init(modified: Int64, inode: UInt64) {
+    package init(size: Int64, modified: Int64, inode: UInt64) {
+        self.size = size
         self.modified = modified
         self.inode = inode
     }
 
     package init(_ status: FileStatus) {
-        self.init(modified: status.modifiedNanoseconds, inode: status.inode)
+        self.init(size: status.size, modified: status.modifiedNanoseconds, inode: status.inode)
+    }
+
+    /// The stamp of the file at `path` now; nil when there is none.
+    package init?(path: String) {
+        guard let status = FileStatus(path: path) else { return nil }
+        self.init(status)
     }
 }

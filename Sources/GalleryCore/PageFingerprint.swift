@@ -50,14 +50,10 @@ package struct PageFingerprint: Hashable, Sendable, CustomStringConvertible {
 /// status is the one that build wrote.
 package struct PageRecord: Sendable, Equatable {
     package var fingerprint: PageFingerprint
-    package var size: Int64
-    package var modified: Int64
-    package var inode: UInt64
+    package var stamp: FileStamp
 
-    package init(fingerprint: PageFingerprint, size: Int64, modified: Int64, inode: UInt64) {
+    package init(fingerprint: PageFingerprint, stamp: FileStamp) {
         self.fingerprint = fingerprint
-        self.size = size
-        self.modified = modified
-        self.inode = inode
+        self.stamp = stamp
     }
 }

@@ -56,8 +56,9 @@ import Testing
         let sources = PageFingerprint(words: (.max, 1, 0x8000_0000_0000_0000, 42))
         func record(_ seed: UInt64) -> PageRecord {
             PageRecord(
-                fingerprint: PageFingerprint(words: (seed, ~seed, seed << 60, 7)), size: Int64(seed) * 100,
-                modified: 1_763_800_000_123_456_789 + Int64(seed), inode: .max - seed)
+                fingerprint: PageFingerprint(words: (seed, ~seed, seed << 60, 7)),
+                stamp: FileStamp(
+                    size: Int64(seed) * 100, modified: 1_763_800_000_123_456_789 + Int64(seed), inode: .max - seed))
         }
         let pages = ["index.html": record(1), "photos/a b é.html": record(2), "thumbs/x.avif": record(3)]
         try store.saveRenderedPages(
@@ -88,14 +89,14 @@ import Testing
         let file = folder.file("store.sqlite")
         let store = BuildStore.open(at: file).store
         let published = PublishedFiles(
-            output: "/site/public", manifestSize: 1_234, manifestStamp: FileStamp(modified: -5, inode: .max),
+            output: "/site/public", manifest: FileStamp(size: 1_234, modified: -5, inode: .max),
             files: ["a.html", "images/b.webp"])
         // Sizes, times and inodes at their extremes go through the blob and back.
         let record = UpToDateRecord(
             inputs: String(repeating: "ab", count: 32), freshUntil: 1_763_800_000.5, photos: 2, urls: 1, pages: 3,
             files: [
-                PublishedStamp(size: 0, stamp: FileStamp(modified: .min, inode: 0)),
-                PublishedStamp(size: .max, stamp: FileStamp(modified: 1_763_800_000_123_456_789, inode: .max)),
+                FileStamp(size: 0, modified: .min, inode: 0),
+                FileStamp(size: .max, modified: 1_763_800_000_123_456_789, inode: .max),
             ])
         try await store.savePublishedFiles(published, replacing: nil)
         #expect(try await store.upToDate() == nil, "a list alone vouches for nothing")
@@ -157,7 +158,7 @@ import Testing
             placeholder: Placeholder(color: "#102030", dataURI: "data:image/webp;base64,AAAA"), hasTransparency: true,
             camera: CameraDetails(camera: "Canon EOS R5", iso: "ISO 400", taken: "2024-05-01 14:32"))
         let record = RenditionSetRecord(
-            image: image, stamps: [FileStamp(modified: 1_763_800_000_123_456_789, inode: .max), nil],
+            image: image, stamps: [FileStamp(size: 1234, modified: 1_763_800_000_123_456_789, inode: .max), nil],
             lastUsed: 1_763_800_000.5)
         try await store.saveRenditionSets([("k1", record)])
         #expect(try await store.renditionSet(key: "k1") == record)

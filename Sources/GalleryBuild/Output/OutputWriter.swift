@@ -63,8 +63,8 @@ struct OutputWriter {
     /// inode), it is the answer, and the manifest is not read at all.
     func previousFiles(recorded: PublishedFiles? = nil) -> [String]? {
         let file = directory.appendingPathComponent(Manifest.fileName)
-        if let recorded, recorded.output == directory.standardizedFileURL.path, let status = FileStatus(file),
-            status.size == recorded.manifestSize, FileStamp(status) == recorded.manifestStamp
+        if let recorded, recorded.output == directory.standardizedFileURL.path,
+            FileStamp(path: file.path) == recorded.manifest
         {
             return recorded.files
         }
@@ -75,10 +75,10 @@ struct OutputWriter {
     /// The list the next build's ``previousFiles(recorded:)`` takes for this folder's manifest
     /// of `files`, as the manifest is now on disk; nil when it cannot be stat'ed.
     func published(_ files: [String]) -> PublishedFiles? {
-        guard let status = FileStatus(directory.appendingPathComponent(Manifest.fileName)) else { return nil }
-        return PublishedFiles(
-            output: directory.standardizedFileURL.path, manifestSize: status.size, manifestStamp: FileStamp(status),
-            files: files)
+        guard let manifest = FileStamp(path: directory.appendingPathComponent(Manifest.fileName).path) else {
+            return nil
+        }
+        return PublishedFiles(output: directory.standardizedFileURL.path, manifest: manifest, files: files)
     }
 
     /// `previous`: the files the build before wrote (``previousFiles()``).

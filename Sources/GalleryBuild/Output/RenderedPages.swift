@@ -47,9 +47,8 @@ struct RenderedPages: Sendable {
     /// The fingerprint recorded for the page at `path`, when its file is in place as the build
     /// that recorded it left it.
     func recorded(_ path: String) -> PageFingerprint? {
-        guard let entry = entries[path], let status = FileStatus(path: prefix + path),
-            status.isRegularFile, status.size == entry.size, status.modifiedNanoseconds == entry.modified,
-            status.inode == entry.inode
+        guard let entry = entries[path], let status = FileStatus(path: prefix + path), status.isRegularFile,
+            FileStamp(status) == entry.stamp
         else { return nil }
         return entry.fingerprint
     }
@@ -88,9 +87,7 @@ struct RenderedPages: Sendable {
         var recordedPaths = 0
         for (page, status) in zip(rendered, statuses) {
             guard let status, status.isRegularFile else { continue }
-            let record = PageRecord(
-                fingerprint: page.fingerprint, size: status.size, modified: status.modifiedNanoseconds,
-                inode: status.inode)
+            let record = PageRecord(fingerprint: page.fingerprint, stamp: FileStamp(status))
             if entries[page.path] != nil { recordedPaths += 1 }
             if replacingAll || entries[page.path] != record { changed.append((page.path, record)) }
         }

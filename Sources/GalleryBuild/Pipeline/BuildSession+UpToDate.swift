@@ -66,8 +66,7 @@ extension BuildSession {
         let directory = layout.outputDirectory.path
         // A missing file is a negative size: no optional per file (205,000 of them at 100,000 photos).
         let stamps = await published.files.concurrentMap { file in
-            FileStatus(path: directory + "/" + file).map(PublishedStamp.init)
-                ?? PublishedStamp(size: -1, stamp: FileStamp(modified: 0, inode: 0))
+            FileStamp(path: directory + "/" + file) ?? FileStamp(size: -1, modified: 0, inode: 0)
         }
         guard !stamps.contains(where: { $0.size < 0 }) else { return nil }
         return UpToDateRecord(
@@ -92,13 +91,12 @@ extension BuildSession {
     private func isAsLeft(_ published: PublishedFiles, _ record: UpToDateRecord) async -> Bool {
         let output = layout.outputDirectory
         guard published.output == output.standardizedFileURL.path,
-            let manifest = FileStatus(output.appendingPathComponent(Manifest.fileName)),
-            manifest.size == published.manifestSize, FileStamp(manifest) == published.manifestStamp
+            FileStamp(path: output.appendingPathComponent(Manifest.fileName).path) == published.manifest
         else { return false }
         let directory = output.path
         let (files, stamps) = (published.files, record.files)
         let unchanged = await Array(files.indices).concurrentMap { index in
-            FileStatus(path: directory + "/" + files[index]).map(PublishedStamp.init) == stamps[index]
+            FileStamp(path: directory + "/" + files[index]) == stamps[index]
         }
         return !unchanged.contains(false)
     }

@@ -123,10 +123,12 @@ package final class DiskCache: Sendable {
             guard let data = FileManager.default.contents(atPath: file.path),
                 let (image, stamps) = try? ProcessedImage.decodeRecord(data)
             else { continue }
-            let recorded = (stamps ?? "").split(separator: " ").map { stamp -> FileStamp? in
+            let recorded = zip(image.renditions, (stamps ?? "").split(separator: " ")).map { rendition, stamp in
                 let parts = stamp.split(separator: ":")
-                guard parts.count == 2, let modified = Int64(parts[0]), let inode = UInt64(parts[1]) else { return nil }
-                return FileStamp(modified: modified, inode: inode)
+                guard parts.count == 2, let modified = Int64(parts[0]), let inode = UInt64(parts[1]) else {
+                    return FileStamp?.none
+                }
+                return FileStamp(size: rendition.byteCount, modified: modified, inode: inode)
             }
             let lastUsed = FileStatus(file).map { Double($0.modifiedNanoseconds) / 1e9 } ?? 0
             sets.append(
