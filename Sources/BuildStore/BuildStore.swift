@@ -267,8 +267,8 @@ package final class BuildStore: Sendable {
         }
     }
 
-    /// Writes the records that changed and removes those of `removed`, in one transaction, then
-    /// checkpoints the log into the database file. `replacingAll`: `changed` is every record, and
+    /// Writes the records that changed and removes those of `removed`, in one transaction (the
+    /// log is folded into the file by ``checkpoint()``, once the build's writes are done). `replacingAll`: `changed` is every record, and
     /// any other row goes.
     package func save(urlRecords changed: [CacheRecord], removing removed: [String], replacingAll: Bool = false)
         throws
@@ -307,7 +307,6 @@ package final class BuildStore: Sendable {
             for url in removed { _ = try CacheRecord.deleteOne(db, key: url) }
         }
         markWritten()
-        try checkpoint()
     }
 
     // MARK: Rendered pages
@@ -361,7 +360,6 @@ package final class BuildStore: Sendable {
             for path in removed { try delete.execute(arguments: [path]) }
         }
         markWritten()
-        try checkpoint()
     }
 
     /// What the last build left in its output folder (``renderedPages()``).

@@ -193,13 +193,12 @@ package final class DiskCache: Sendable {
                 let removed = (before ?? [:]).keys.filter { state.records[$0] == nil }
                 return (state.records, before, removed)
             }
-        guard let change else {
-            // Other stages' records (thumbnail sets) may be in the log: folded in now, so the
-            // folder CI keeps holds one file. A checkpoint that fails loses nothing (the log
-            // stays, and is read with the file).
-            try? store.checkpoint()
-            return
-        }
+        // The one checkpoint of a build, where its writes end: every stage's rows (URL records,
+        // thumbnail sets, pages, the published list) are folded into the file, so the folder CI
+        // keeps holds one file. One that fails loses nothing (the log stays, and is read with
+        // the file).
+        defer { try? store.checkpoint() }
+        guard let change else { return }
         do {
             try store.save(urlRecords: change.records, changedSince: change.before, removing: change.removed)
         } catch {
