@@ -95,40 +95,44 @@ extension BuildStore {
         }
     }
 
-    /// Records `published`, unless it is `before` (a build that changed nothing writes nothing),
-    /// and what the build vouches for with it (nil: nothing; ``upToDate()``), in one transaction.
+    /// Records `published`, unless it is `before` (a build that changed nothing writes nothing).
     /// A list with a name holding a line break is not recorded (the next build reads the
-    /// manifest).
-    package func savePublishedFiles(
-        _ published: PublishedFiles, replacing before: PublishedFiles?, upToDate: UpToDateRecord? = nil
-    ) async throws {
-        guard !published.files.contains(where: { $0.contains("\n") }) else { return }
-        guard published != before || upToDate != nil else { return }
+    /// manifest). A new list takes back what was vouched for the old one.
+    package func savePublishedFiles(_ published: PublishedFiles, replacing before: PublishedFiles?) async throws {
+        guard published != before, !published.files.contains(where: { $0.contains("\n") }) else { return }
         try await database.write { db in
-            if published != before {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO published_site (id, output, manifest_size, manifest_modified, "
-                        + "manifest_inode, files) VALUES (1, ?, ?, ?, ?, ?)",
-                    arguments: [
-                        published.output, published.manifest.size, published.manifest.modified,
-                        Int64(bitPattern: published.manifest.inode), published.files.joined(separator: "\n"),
-                    ])
-            }
-            if let upToDate, upToDate.files.count == published.files.count {
-                try db.execute(
-                    sql: "UPDATE published_site SET inputs = ?, fresh_until = ?, photos = ?, urls = ?, pages = ?, "
-                        + "stamps = ? WHERE id = 1",
-                    arguments: [
-                        upToDate.inputs, upToDate.freshUntil, upToDate.photos, upToDate.urls, upToDate.pages,
-                        StampBlob.pack(upToDate.files),
-                    ])
-            }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO published_site (id, output, manifest_size, manifest_modified, "
+                    + "manifest_inode, files) VALUES (1, ?, ?, ?, ?, ?)",
+                arguments: [
+                    published.output, published.manifest.size, published.manifest.modified,
+                    Int64(bitPattern: published.manifest.inode), published.files.joined(separator: "\n"),
+                ])
+        }
+        markWritten()
+    }
+
+    /// Records what a build vouches for with `published` (``upToDate()``): only when the store's
+    /// list is that one (the same folder and manifest stamp; a list that failed to be saved is
+    /// not vouched for) and the record has a stamp per file.
+    package func saveUpToDate(_ record: UpToDateRecord, for published: PublishedFiles) async throws {
+        guard record.files.count == published.files.count else { return }
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE published_site SET inputs = ?, fresh_until = ?, photos = ?, urls = ?, pages = ?, "
+                    + "stamps = ? WHERE id = 1 AND output = ? AND manifest_size = ? AND manifest_modified = ? "
+                    + "AND manifest_inode = ?",
+                arguments: [
+                    record.inputs, record.freshUntil, record.photos, record.urls, record.pages,
+                    StampBlob.pack(record.files), published.output, published.manifest.size,
+                    published.manifest.modified, Int64(bitPattern: published.manifest.inode),
+                ])
         }
         markWritten()
     }
 
     /// The files the last build published with what it vouches for, when it vouched
-    /// (``savePublishedFiles(_:replacing:upToDate:)``); nil otherwise.
+    /// (``saveUpToDate(_:for:)``); nil otherwise.
     package func upToDate() async throws -> (PublishedFiles, UpToDateRecord)? {
         try await database.read { db in
             guard

@@ -98,9 +98,11 @@ import Testing
                 FileStamp(size: 0, modified: .min, inode: 0),
                 FileStamp(size: .max, modified: 1_763_800_000_123_456_789, inode: .max),
             ])
+        try await store.saveUpToDate(record, for: published)
+        #expect(try await store.upToDate() == nil, "no list: nothing to vouch for")
         try await store.savePublishedFiles(published, replacing: nil)
         #expect(try await store.upToDate() == nil, "a list alone vouches for nothing")
-        try await store.savePublishedFiles(published, replacing: published, upToDate: record)
+        try await store.saveUpToDate(record, for: published)
         let read = try #require(try await BuildStore.open(at: file).store.upToDate())
         #expect(read.0 == published && read.1 == record)
 
@@ -109,15 +111,17 @@ import Testing
         #expect(try await store.publishedFiles() == published, "the list stays")
 
         // A new list replaces the row whole: the old record does not carry over to it.
-        try await store.savePublishedFiles(published, replacing: published, upToDate: record)
+        try await store.saveUpToDate(record, for: published)
         var changed = published
         changed.files.append("c.html")
+        changed.manifest.size += 7
         try await store.savePublishedFiles(changed, replacing: published)
         #expect(try await store.upToDate() == nil)
-        // A record whose stamps do not match the list is not kept.
-        var short = record
-        short.files.removeLast()
-        try await store.savePublishedFiles(changed, replacing: changed, upToDate: short)
+        // Nor is a record kept for a list the store does not hold (one that failed to be saved),
+        // or one whose stamps do not match the list.
+        try await store.saveUpToDate(record, for: published)
+        #expect(try await store.upToDate() == nil)
+        try await store.saveUpToDate(record, for: changed)
         #expect(try await store.upToDate() == nil)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import Loading
 import Rendering
 import Reporting
 import TestSupport
@@ -176,6 +177,53 @@ import Testing
         try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache/v1/renditions"))
         let remade = try await build(site)
         #expect(!remade.upToDate && remade.counts.processed == 3 && remade.counts.filesWritten == 0)
+        try await upstream.server.shutdown()
+    }
+
+    /// Review findings: what the build read is what it vouches for, whatever changes while it runs.
+    @Test func aTemplateSavedWhileTheBuildRunsIsSeenByTheNextOne() async throws {
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl("max-age=3600")
+        let site = try site(feed: upstream.feedURL, extraConfig: "templates: theme")
+        try FileManager.default.copyItem(
+            at: try #require(SiteRenderer.builtInTheme), to: site.folder.file("theme"))
+        // The photos answer slowly: the template is edited once the build has asked for one
+        // (its templates long read), and before it ends.
+        upstream.setDelay(.milliseconds(1500), from: 1)
+        let running = Task { try await build(site) }
+        while upstream.photoRequests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        let template = site.folder.file("theme/page.mustache")
+        try (String(contentsOf: template, encoding: .utf8) + "\n<!-- saved while building -->\n").write(
+            to: template, atomically: false, encoding: .utf8)
+        _ = try await running.value
+        upstream.setDelay(nil, from: 1)
+
+        let next = try await build(site)
+        #expect(!next.upToDate)
+        #expect(try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8).contains("saved while"))
+        #expect(try await build(site).upToDate)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func anotherSigningKeyOfTheSameLengthMeansAFullBuild() async throws {
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl("max-age=3600")
+        let site = try site(feed: upstream.feedURL)
+        let (first, second) = (SigningKey(secret: "key one"), SigningKey(secret: "key two"))
+        _ = try await build(site, BuildOptions(signingKey: first))
+        #expect(try await build(site, BuildOptions(signingKey: first)).upToDate)
+        #expect(try await !build(site, BuildOptions(signingKey: second)).upToDate, "records signed anew")
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aWarningOfTheBuildsLastStepsVouchesForNothing() async throws {
+        // Over cache_limit is said once the cache is evicted, after the site is written.
+        let upstream = try await Upstream(count: 2)
+        upstream.setCacheControl("max-age=3600")
+        let site = try site(feed: upstream.feedURL, extraConfig: "cache_limit: 1B")
+        let first = try await build(site)
+        #expect(first.warnings.contains { $0.contains("over cache_limit") })
+        #expect(try await !build(site).upToDate)
         try await upstream.server.shutdown()
     }
 }

@@ -22,6 +22,7 @@ import Testing
         #expect(CacheControl("proxy-revalidate").mustRevalidate)
         #expect(CacheControl(nil) == CacheControl(""))
         #expect(CacheControl("no-cachex, maxage=5, private-ish") == CacheControl(nil), "only whole names")
+        #expect(CacheControl("no\rcache, max\raGE=5") == CacheControl(nil), "letters folded, nothing else")
         #expect(CacheControl("max-age=10, max-age=20").maxAge == 20, "the last one, as before")
     }
 }

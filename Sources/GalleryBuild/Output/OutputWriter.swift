@@ -137,10 +137,10 @@ struct OutputWriter {
             markStaging(pending)
         }
 
-        /// (Re)writes the marker with `files` as what may be left behind.
+        /// (Re)writes the marker with `files` as what may be left behind: whole or not at all (a
+        /// marker cut short by a kill would name a folder for a file).
         private func markStaging(_ files: [String]) {
-            let text = files.joined(separator: "\n")
-            if (try? Data(text.utf8).write(to: marker)) != nil { try? AtomicFile.synchronize(marker) }
+            try? AtomicFile.write(Data(files.joined(separator: "\n").utf8), to: marker)
         }
 
         /// Copies the content files (thumbnails) that are not in place yet, each atomically.
@@ -313,7 +313,10 @@ struct OutputWriter {
             created = []
             result.files = files
             for stale in leaving {
+                // Files only: a name that is a folder here (a list edited by hand, or damaged) is
+                // not the build's to remove.
                 let target = writer.directory.appendingPathComponent(stale)
+                guard FileStatus(target)?.isDirectory != true else { continue }
                 if (try? fileManager.removeItem(at: target)) != nil { result.removed += 1 }
             }
             try? FileManager.default.removeItem(at: marker)

@@ -23,6 +23,8 @@ extension BuildSession {
         var sources: PageFingerprint?
         /// The record the pages were checked against, to be replaced by one of this build.
         var record: RenderedPages
+        /// The SHA-256 of the intro as it was read (nil: no intro).
+        var introSHA256: String?
     }
 
     /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
@@ -32,6 +34,7 @@ extension BuildSession {
         async throws(BuildError) -> RenderedSite
     {
         var intro = ""
+        var introSHA256: String?
         if let file = layout.introFile {
             let data: Data
             do {
@@ -45,6 +48,7 @@ extension BuildSession {
                 }
                 throw BuildError(.intro, "\(relativeName(of: file)): cannot read the intro: it \(error)")
             }
+            introSHA256 = sha256Hex(of: data)
             guard let text = String(data: data, encoding: .utf8) else {
                 throw BuildError(.intro, "\(relativeName(of: file)): cannot read the intro: it is not UTF-8 text")
             }
@@ -58,7 +62,7 @@ extension BuildSession {
         }
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
         let previous = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
-        var site = RenderedSite(record: previous)
+        var site = RenderedSite(record: previous, introSHA256: introSHA256)
         do {
             func stage(_ files: [RenderedFile]) throws {
                 do {

@@ -28,11 +28,12 @@ extension BuildSession {
 
     /// Ends the build at once when nothing changed; otherwise takes back what the last build
     /// vouched for, before anything is changed.
-    func checkUpToDate(_ context: inout BuildContext) async throws(BuildError) {
+    func checkUpToDate(_ context: inout BuildContext) async {
         let store = cache.buildStore
         if checksUpToDate, !options.full, let feedSHA256 = currentFeedSHA256(),
             let (published, record) = try? await store.upToDate(),
-            Date().timeIntervalSince1970 < record.freshUntil, record.inputs == upToDateInputs(feedSHA256: feedSHA256),
+            Date().timeIntervalSince1970 < record.freshUntil,
+            record.inputs == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256),
             await isAsLeft(published, record)
         {
             context.feedSHA256 = feedSHA256
@@ -47,19 +48,22 @@ extension BuildSession {
         do {
             try store.forgetUpToDate()
         } catch {
-            throw BuildError(
-                .cache, "cannot update the cache's store (\(store.file?.path ?? "in memory"))",
-                underlying: error as NSError)
+            // The record's inputs and stamps still guard it; the build says so, and leaves none.
+            let warning =
+                "cache store \(store.file?.path ?? "in memory"): cannot take back the last build's record of "
+                + "what it published (\(error)); this build leaves none"
+            context.report.warnings.append(warning)
+            events(.warning(warning))
         }
     }
 
-    /// What this build vouches for, when it may (see the type's comment); nil otherwise.
-    func upToDateRecord(
-        report: BuildReport, feedSHA256: String?, sources: [CanonicalURL?], published: PublishedFiles
-    ) async -> UpToDateRecord? {
-        guard checksUpToDate, let feedSHA256, report.failures.isEmpty, report.warnings.isEmpty,
-            report.counts.local == 0, report.counts.skipped == 0
-        else { return nil }
+    /// What this build would vouch for, taken once its files are written (the stamps of what it
+    /// published, and until when the URLs it used stay fresh); nil when it may leave none.
+    /// Written only once the build has ended clean (``saveUpToDate(_:report:feedSHA256:)``).
+    func pendingUpToDate(
+        report: BuildReport, sources: [CanonicalURL?], published: PublishedFiles, introSHA256: String?
+    ) async -> PendingUpToDate? {
+        guard checksUpToDate, Self.isClean(report) else { return nil }
         var urls = sources.compactMap { $0?.description }
         if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
         guard let freshUntil = cache.freshUntil(of: urls) else { return nil }
@@ -69,10 +73,25 @@ extension BuildSession {
             FileStamp(path: directory + "/" + file) ?? FileStamp(size: -1, modified: 0, inode: 0)
         }
         guard !stamps.contains(where: { $0.size < 0 }) else { return nil }
-        return UpToDateRecord(
-            inputs: upToDateInputs(feedSHA256: feedSHA256), freshUntil: freshUntil, photos: report.counts.photos,
-            urls: report.counts.urls, pages: report.counts.pagesRendered + report.counts.pagesUnchanged,
-            files: stamps)
+        let record = UpToDateRecord(
+            inputs: "", freshUntil: freshUntil, photos: report.counts.photos, urls: report.counts.urls,
+            pages: report.counts.pagesRendered + report.counts.pagesUnchanged, files: stamps)
+        return PendingUpToDate(record: record, published: published, introSHA256: introSHA256)
+    }
+
+    /// Writes what the build vouches for, once it has ended (its last warnings known, the cache
+    /// written and evicted): only for a build that ended clean.
+    func saveUpToDate(_ pending: PendingUpToDate, report: BuildReport, feedSHA256: String?) async {
+        guard let feedSHA256, Self.isClean(report), (report.remoteCache?.failures ?? 0) == 0 else { return }
+        var record = pending.record
+        record.inputs = upToDateInputs(introSHA256: pending.introSHA256, feedSHA256: feedSHA256)
+        try? await cache.buildStore.saveUpToDate(record, for: pending.published)
+    }
+
+    /// No failure, no warning, no skipped entry and no local photo (a local file's change is
+    /// seen only by reading it).
+    private static func isClean(_ report: BuildReport) -> Bool {
+        report.failures.isEmpty && report.warnings.isEmpty && report.counts.local == 0 && report.counts.skipped == 0
     }
 
     /// The feed's content hash as a build would read it now, without parsing it: a feed file's
@@ -84,6 +103,11 @@ extension BuildSession {
             CanonicalURL(url).flatMap { try? cache.buildStore.urlRecord(for: $0.description)?.sha256 }
         case .folder: nil
         }
+    }
+
+    /// The intro's content hash as the render step would read it now (nil: no intro).
+    private func currentIntroSHA256() -> String? {
+        layout.introFile.map { file in (try? PlainFile.read(file)).map { sha256Hex(of: $0) } ?? "unreadable" }
     }
 
     /// Whether the output is as the build that vouched left it: the same folder, the manifest and
@@ -101,27 +125,44 @@ extension BuildSession {
         return !unchanged.contains(false)
     }
 
-    /// A hash of everything the build reads besides the photos: gallerygen itself, the config
-    /// and the options, the folders, the theme's files (names, sizes and times), the intro and
-    /// the feed.
-    private func upToDateInputs(feedSHA256: String) -> String {
-        var inputs = ""
-        func add(_ text: String) { inputs += text + "\n" }
-        add("gallerygen up-to-date 1 \(GalleryVersion.current)")
+    /// A hash of everything the build reads besides the photos: the settings (taken when the
+    /// session began), the intro and the feed as they were read, and the cache's folders as the
+    /// build left them.
+    private func upToDateInputs(introSHA256: String?, feedSHA256: String) -> String {
+        var inputs = upToDateSettings
+        inputs += "intro \(introSHA256 ?? "none")\nfeed \(feedSHA256)\n"
+        // Thumbnails or originals removed from the cache are made or fetched again by a build,
+        // as they would be without this check.
+        for folder in cache.fileFolders {
+            let status = FileStatus(folder)
+            inputs += "cache \(folder.lastPathComponent) \(status?.modifiedNanoseconds ?? 0) \(status?.inode ?? 0)\n"
+        }
+        return sha256Hex(of: inputs)
+    }
+
+    /// gallerygen itself, the config and the options, the signing key, the folders, the recipe of
+    /// the thumbnails (libvips' version with it: it is linked, not built in) and the theme's files
+    /// (names, sizes and times, of the site's theme and the built-in one). Taken before the
+    /// templates are read: a template saved while a build runs is seen by the next one.
+    static func upToDateSettings(
+        config: SiteConfig, layout: SiteLayout, options: BuildOptions, recipe: ImageRecipe
+    ) -> String {
+        var settings = ""
+        func add(_ text: String) { settings += text + "\n" }
+        add("gallerygen up-to-date 2 \(GalleryVersion.current)")
         if let executable = Bundle.main.executableURL, let status = FileStatus(executable) {
             add("\(status.size) \(status.modifiedNanoseconds) \(status.inode)")
         }
         add(String(reflecting: config))
         var options = options
         options.full = false  // how this build was asked to check, not what it makes
+        // A key's description does not show it: its fingerprint stands for it.
+        let key = options.signingKey?.fingerprint ?? "none"
+        options.signingKey = nil
         add(String(reflecting: options))
+        add("key \(key)")
+        add("recipe " + recipe.setKeyMaterial(originalSHA256: ""))
         for folder in [layout.siteDirectory, layout.outputDirectory, layout.cacheDirectory] { add(folder.path) }
-        // The cache as the build left it: thumbnails or originals removed from it are made or
-        // fetched again by a build, as they would be without this check.
-        for folder in cache.fileFolders {
-            let status = FileStatus(folder)
-            add("cache \(folder.lastPathComponent) \(status?.modifiedNanoseconds ?? 0) \(status?.inode ?? 0)")
-        }
         for folder in [layout.themeDirectory, SiteRenderer.builtInTheme].compactMap({ $0 }) {
             add("theme \(folder.path)")
             let files = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).sorted()
@@ -130,10 +171,14 @@ extension BuildSession {
                 add("\(file) \(status.size) \(status.modifiedNanoseconds) \(status.inode)")
             }
         }
-        if let intro = layout.introFile {
-            add("intro " + ((try? PlainFile.read(intro)).map { sha256Hex(of: $0) } ?? "none"))
-        }
-        add("feed \(feedSHA256)")
-        return sha256Hex(of: inputs)
+        return settings
     }
+}
+
+/// What a build would vouch for, kept until it has ended (``BuildSession/pendingUpToDate``).
+struct PendingUpToDate: Sendable {
+    var record: UpToDateRecord
+    var published: PublishedFiles
+    /// The intro as the render step read it (nil: no intro).
+    var introSHA256: String?
 }

@@ -38,6 +38,9 @@ struct BuildSession: Sendable {
     let renderer: SiteRenderer
     let mode: BuildMode
     let clock = ContinuousClock()
+    /// What the up-to-date check compares besides the intro, the feed and the cache's folders
+    /// (``upToDateSettings()``), taken before the templates are read.
+    let upToDateSettings: String
 
     init(
         config: SiteConfig,
@@ -99,6 +102,8 @@ struct BuildSession: Sendable {
         } catch {
             throw BuildError(.imaging, underlying: error)
         }
+        self.upToDateSettings = Self.upToDateSettings(
+            config: config, layout: layout, options: options, recipe: renditions.recipe)
         do {
             self.renderer = try await SiteRenderer(
                 configuration: SiteRenderer.Configuration(
@@ -119,7 +124,7 @@ struct BuildSession: Sendable {
             await loader.beginBuild(keepingFinished: false)
         }
         let statisticsBefore = http.statistics
-        let result: Result<(BuildReport, String?), BuildError>
+        let result: Result<(BuildReport, String?, PendingUpToDate?), BuildError>
         do {
             result = .success(try await runSteps(statisticsBefore: statisticsBefore))
         } catch {
@@ -136,7 +141,7 @@ struct BuildSession: Sendable {
             try await renditions.persistUses()
             try cache.persist()
             // A build with nothing to do added nothing, and used nothing it would mark as used.
-            if let limit = config.cacheLimit, case .success(let (report, _)) = result, !report.upToDate {
+            if let limit = config.cacheLimit, case .success(let (report, _, _)) = result, !report.upToDate {
                 let (_, remaining) = try cache.evict(toFit: limit)
                 if remaining > limit {
                     cacheWarning =
@@ -148,11 +153,13 @@ struct BuildSession: Sendable {
         } catch {
             cacheWarning = "\(error)"
         }
-        var (report, feedSHA256) = try result.get()
+        var (report, feedSHA256, upToDate) = try result.get()
         if let cacheWarning {
             report.warnings.append(cacheWarning)
             events(.warning(cacheWarning))
         }
+        // Last: only a build that ended clean, its cache written and evicted, vouches for its site.
+        if let upToDate { await saveUpToDate(upToDate, report: report, feedSHA256: feedSHA256) }
         return (report, feedSHA256)
     }
 

@@ -27,6 +27,8 @@ struct BuildContext {
     var site: BuildSession.RenderedSite?
     /// Set by a step after which the build has nothing more to do (a shard's, once shared).
     var isDone = false
+    /// What the build will vouch for if it ends clean (``BuildSession/pendingUpToDate``).
+    var upToDate: PendingUpToDate?
 }
 
 /// One named step of the pipeline: a loop runs the steps in order over one ``BuildContext``,
@@ -43,8 +45,8 @@ extension BuildSession {
     /// The pipeline: check, feed, shard, claim, photos, share, render, write.
     var steps: [BuildStep] {
         [
-            BuildStep(name: "check whether anything changed", stage: .check) { context throws(BuildError) in
-                try await checkUpToDate(&context)
+            BuildStep(name: "check whether anything changed", stage: .check) { context in
+                await checkUpToDate(&context)
             },
             BuildStep(name: "read the feed", stage: .feed) { context throws(BuildError) in try await readFeed(&context)
             },
@@ -70,7 +72,9 @@ extension BuildSession {
     }
 
     /// Runs the steps, then fills in the counts every build reports.
-    func runSteps(statisticsBefore: TransferStatistics) async throws(BuildError) -> (BuildReport, String?) {
+    func runSteps(statisticsBefore: TransferStatistics) async throws(BuildError) -> (
+        BuildReport, String?, PendingUpToDate?
+    ) {
         var context = BuildContext(statisticsBefore: statisticsBefore)
         remote?.beginBuild()
         for warning in [cache.storeProblem.map { "cache store \($0)" }, remoteWarning].compactMap({ $0 }) {
@@ -100,12 +104,12 @@ extension BuildSession {
             }
         }
         countTransfers(into: &context.report, since: statisticsBefore)
-        let (report, feedSHA256) = (context.report, context.feedSHA256)
+        let (report, feedSHA256, upToDate) = (context.report, context.feedSHA256, context.upToDate)
         // 100,000 photos' worth of values are freed on another thread, not on the build's path.
         let parts = (context.feed, context.photos, context.sources, context.outcomes, context.site)
         context = BuildContext(statisticsBefore: statisticsBefore)
         releaseInBackground(parts)
-        return (report, feedSHA256)
+        return (report, feedSHA256, upToDate)
     }
 
     private func timed(
@@ -214,9 +218,9 @@ extension BuildSession {
         }
         // Only ever saves work too: without it, the next build reads the manifest.
         if let published = OutputWriter(directory: layout.outputDirectory).published(written.files) {
-            let upToDate = await upToDateRecord(
-                report: context.report, feedSHA256: context.feedSHA256, sources: context.sources, published: published)
-            try? await cache.buildStore.savePublishedFiles(published, replacing: recorded, upToDate: upToDate)
+            try? await cache.buildStore.savePublishedFiles(published, replacing: recorded)
+            context.upToDate = await pendingUpToDate(
+                report: context.report, sources: context.sources, published: published, introSHA256: site.introSHA256)
         }
         try? FileManager.default.removeItem(
             at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))

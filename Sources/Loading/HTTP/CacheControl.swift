@@ -72,8 +72,13 @@ struct CacheControl: Equatable {
     {
         guard range.count == name.utf8CodeUnitCount else { return false }
         return name.withUTF8Buffer { expected in
-            zip(range, expected).allSatisfy { index, byte in bytes[index] | 0x20 == byte | 0x20 }
+            zip(range, expected).allSatisfy { index, byte in lowercased(bytes[index]) == byte }
         }
+    }
+
+    /// An ASCII letter in lower case; any other byte as it is.
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     /// A decimal integer with an optional sign, as `Int(String)` reads one; nil for anything else

@@ -14,6 +14,9 @@ package struct SigningKey: Sendable, Equatable {
     /// The secret's bytes (`SymmetricKey` is not `Sendable`; one is made per MAC).
     private let secret: Data
 
+    /// The SHA-256 of the secret: tells two keys apart without holding either.
+    package var fingerprint: String { sha256Hex(of: secret) }
+
     /// The key from `secret` (its UTF-8 bytes), or nil when it is empty.
     package init?(secret text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
