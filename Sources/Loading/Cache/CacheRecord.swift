@@ -12,22 +12,19 @@ extension CacheRecord {
     ///
     /// `shared`: judged as a shared cache (the remote tier) judges it, `s-maxage` first.
     func isFresh(at now: Date, shared: Bool = false) -> Bool {
-        let control = CacheControl(cacheControl)
-        if control.noCache || control.noStore { return false }
-        let lifetime =
-            shared ? control.sharedMaxAge.map(Double.init) ?? freshnessLifetime(control) : freshnessLifetime(control)
-        guard let lifetime else { return false }
-        return lifetime > currentAge(at: now)
+        freshUntil(shared: shared).map { now.timeIntervalSince1970 < $0 } ?? false
     }
 
-    /// Seconds since 1970 until which ``isFresh(at:shared:)`` holds (as a private cache judges);
-    /// nil when it never does.
-    func freshUntil() -> Double? {
+    /// Seconds since 1970 until which ``isFresh(at:shared:)`` holds; nil when it never does. The
+    /// current age at `now` is the age at the response plus the time since (§4.2.3), so the
+    /// record is fresh until the response time plus what its lifetime leaves of that age.
+    func freshUntil(shared: Bool = false) -> Double? {
         let control = CacheControl(cacheControl)
         if control.noCache || control.noStore { return nil }
-        guard let lifetime = freshnessLifetime(control) else { return nil }
-        // Fresh while lifetime > currentAge(now) = currentAge(responseTime) + (now - responseTime).
-        return responseTime + lifetime - currentAge(at: Date(timeIntervalSince1970: responseTime))
+        let lifetime =
+            shared ? control.sharedMaxAge.map(Double.init) ?? freshnessLifetime(control) : freshnessLifetime(control)
+        guard let lifetime else { return nil }
+        return responseTime + lifetime - ageAtResponse
     }
 
     /// In seconds, as a Double: the dates come from servers and from the build store, and a
@@ -41,11 +38,11 @@ extension CacheRecord {
         return expiresDate.timeIntervalSince(dateValue)
     }
 
-    /// §4.2.3, with the request time taken as the response time (the delay is negligible here).
-    private func currentAge(at now: Date) -> Double {
+    /// §4.2.3's corrected initial age, with the request time taken as the response time (the
+    /// delay is negligible here).
+    private var ageAtResponse: Double {
         let ageValue = age.flatMap { Double($0.trimmingWhitespace()) } ?? 0
         let apparentAge = date.flatMap(HTTPDate.parse).map { max(0, responseTime - $0.timeIntervalSince1970) } ?? 0
-        let residentTime = now.timeIntervalSince1970 - responseTime
-        return max(apparentAge, ageValue) + residentTime
+        return max(apparentAge, ageValue)
     }
 }
