@@ -35,7 +35,9 @@ struct CacheControl: Equatable {
                 var value = trimmed(bytes, (equals + 1)..<end)
                 while value.first.map({ bytes[$0] }) == UInt8(ascii: "\"") { value = value.dropFirst() }
                 while value.last.map({ bytes[$0] }) == UInt8(ascii: "\"") { value = value.dropLast() }
-                return max(0, integer(bytes, value) ?? 0)
+                // `Int(String)` as before; a value of up to 15 bytes is a small string, no allocation.
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
+                return max(0, Int(text) ?? 0)
             }
             if matches(bytes, name, "max-age") {
                 control.maxAge = seconds()
@@ -79,28 +81,5 @@ struct CacheControl: Equatable {
     /// An ASCII letter in lower case; any other byte as it is.
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-    }
-
-    /// A decimal integer with an optional sign, as `Int(String)` reads one; nil for anything else
-    /// or a value past Int's range.
-    private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
-        var index = range.lowerBound
-        var negative = false
-        if index < range.upperBound, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
-            negative = bytes[index] == UInt8(ascii: "-")
-            index += 1
-        }
-        guard index < range.upperBound else { return nil }
-        var value = 0
-        while index < range.upperBound {
-            let digit = bytes[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowAgain) = times.addingReportingOverflow(Int(digit))
-            guard !overflow, !overflowAgain else { return nil }
-            value = sum
-            index += 1
-        }
-        return negative ? -value : value
     }
 }
