@@ -268,8 +268,8 @@ package final class BuildStore: Sendable {
     }
 
     /// Writes the records that changed and removes those of `removed`, in one transaction (the
-    /// log is folded into the file by ``checkpoint()``, once the build's writes are done). `replacingAll`: `changed` is every record, and
-    /// any other row goes.
+    /// log is folded into the file by ``checkpoint()``, once the build's writes are done).
+    /// `replacingAll`: `changed` is every record, and any other row goes.
     package func save(urlRecords changed: [CacheRecord], removing removed: [String], replacingAll: Bool = false)
         throws
     {

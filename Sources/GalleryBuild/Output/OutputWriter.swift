@@ -117,16 +117,16 @@ struct OutputWriter {
         /// files into place it lists, a line each, the files it adds to the folder's list and
         /// those it removes: a build killed then may have left either, and the next build
         /// (``pending``) removes those it does not make itself.
-        private var marker: URL { writer.directory.appendingPathComponent(Self.markerName) }
-        private static let markerName = ".tmp-staging"
+        private let marker: URL
         /// The files a build killed while it moved its files into place may have left.
         private let pending: [String]
 
         init(_ writer: OutputWriter) throws {
             self.writer = writer
+            marker = writer.directory.appendingPathComponent(".tmp-staging")
             try FileManager.default.createDirectory(at: writer.directory, withIntermediateDirectories: true)
             // Walking 200,000 files costs seconds: only after a build that did not end.
-            if let left = try? Data(contentsOf: writer.directory.appendingPathComponent(Self.markerName)) {
+            if let left = try? Data(contentsOf: marker) {
                 writer.removeLeftovers()
                 pending = String(decoding: left, as: UTF8.self).split(separator: "\n").map(String.init)
             } else {

@@ -26,19 +26,20 @@ extension BuildSession {
             events(.advanced(stage, done: progress.increment(stage), total: total))
         }
         // A photo fresh in the cache whose renditions are made needs no task and no wait: one
-        // pass over the feed on every core settles them (all of a rebuild within max-age).
-        let originals = await sources.concurrentMap { [loader, renditions] source in
-            source.flatMap(loader.availableOriginal(for:)).map { ($0, renditions.usedSetKey(of: $0)) }
+        // pass over the feed on every core settles them (all of a rebuild within max-age). The
+        // rest are revalidated (or fetched): their sets are most likely those of the bytes the
+        // cache holds. All the sets' records are read in one go, not one query per photo.
+        let found = await sources.concurrentMap { [loader, renditions] source in
+            guard let source else { return (original: (Original, String)?.none, setKey: String?.none) }
+            if let original = loader.availableOriginal(for: source) {
+                let key = renditions.usedSetKey(of: original)
+                return ((original, key), key)
+            }
+            return (nil, loader.cachedSHA256(for: source).map(renditions.setKey(ofOriginal:)))
         }
-        // The rest are revalidated (or fetched): their sets are most likely those of the bytes the
-        // cache holds. All the sets' records, read in one go, not one query per photo.
-        let likely = await Array(sources.indices).concurrentMap { [loader, renditions] index in
-            originals[index] == nil
-                ? sources[index].flatMap(loader.cachedSHA256(for:)).map(renditions.setKey(ofOriginal:)) : nil
-        }
-        await renditions.prefetch(keys: originals.compactMap { $0?.1 } + likely.compactMap { $0 })
-        let available = await originals.concurrentMap { [renditions] found in
-            found.map { original, key in
+        await renditions.prefetch(keys: found.compactMap(\.setKey))
+        let available = await found.concurrentMap { [renditions] found in
+            found.original.map { original, key in
                 let found = AvailablePhoto(
                     original: original, image: renditions.availableRenditions(of: original, key: key)?.image)
                 if found.image != nil {

@@ -66,13 +66,7 @@ extension BuildSession {
         guard checksUpToDate, Self.isClean(report) else { return nil }
         var urls = sources.compactMap { $0?.description }
         if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
-        guard let freshUntil = cache.freshUntil(of: urls) else { return nil }
-        let directory = layout.outputDirectory.path
-        // A missing file is a negative size: no optional per file (205,000 of them at 100,000 photos).
-        let stamps = await published.files.concurrentMap { file in
-            FileStamp(path: directory + "/" + file) ?? FileStamp(size: -1, modified: 0, inode: 0)
-        }
-        guard !stamps.contains(where: { $0.size < 0 }) else { return nil }
+        guard let freshUntil = cache.freshUntil(of: urls), let stamps = await stamps(of: published) else { return nil }
         let record = UpToDateRecord(
             inputs: "", freshUntil: freshUntil, photos: report.counts.photos, urls: report.counts.urls,
             pages: report.counts.pagesRendered + report.counts.pagesUnchanged, files: stamps)
@@ -117,12 +111,18 @@ extension BuildSession {
         guard published.output == output.standardizedFileURL.path,
             FileStamp(path: output.appendingPathComponent(Manifest.fileName).path) == published.manifest
         else { return false }
-        let directory = output.path
-        let (files, stamps) = (published.files, record.files)
-        let unchanged = await Array(files.indices).concurrentMap { index in
-            FileStamp(path: directory + "/" + files[index]) == stamps[index]
+        return await stamps(of: published) == record.files
+    }
+
+    /// The stamp of each file of `published` as it is now, in the list's order; nil when one is
+    /// missing.
+    private func stamps(of published: PublishedFiles) async -> [FileStamp]? {
+        let directory = layout.outputDirectory.path
+        // A missing file is a negative size: no optional per file (205,000 of them at 100,000 photos).
+        let stamps = await published.files.concurrentMap { file in
+            FileStamp(path: directory + "/" + file) ?? FileStamp(size: -1, modified: 0, inode: 0)
         }
-        return !unchanged.contains(false)
+        return stamps.contains { $0.size < 0 } ? nil : stamps
     }
 
     /// A hash of everything the build reads besides the photos: the settings (taken when the

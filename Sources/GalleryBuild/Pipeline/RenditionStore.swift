@@ -241,9 +241,9 @@ final class RenditionStore: Sendable {
     }
 
     /// `record`'s image when its every file is present with its recorded size, and with its
-    /// recorded stamp (which holds that size) or else its recorded hash (a file damaged in place at the same size is
-    /// caught here); anything less is a miss, and the set is made again. A record from before
-    /// renditions were hashed gets its hashes once, from its files.
+    /// recorded stamp (which holds that size) or else its recorded hash (a file damaged in place
+    /// at the same size is caught here); anything less is a miss, and the set is made again. A
+    /// record from before renditions were hashed gets its hashes once, from its files.
     private func checkedImage(key: String, record: RenditionSetRecord) -> ProcessedImage? {
         var image = record.image
         var stamps: [FileStamp] = []
