@@ -11,10 +11,7 @@ import Testing
 /// Builds of a site whose feed and photos come over HTTP from an ``Upstream``.
 @Suite struct RemoteBuildTests {
     func site(feed: String, extraConfig: String = "") throws -> FixtureSite {
-        let site = try FixtureSite(count: 0)
-        try site.folder.write(
-            "title: Remote\nfeed: \(feed)\nimages:\n  widths: [48, 96]\n\(extraConfig)\n", to: "gallery.yml")
-        return site
+        try FixtureSite(feed: feed, title: "Remote", extraConfig: extraConfig)
     }
 
     func build(_ site: FixtureSite, _ options: BuildOptions = BuildOptions()) async throws -> BuildResult {

@@ -12,20 +12,23 @@ import Testing
 /// and any change a full build would see makes a full build.
 @Suite struct UpToDateTests {
     func site(feed: String, extraConfig: String = "") throws -> FixtureSite {
-        let site = try FixtureSite(count: 0)
-        try site.folder.write(
-            "title: Fresh\nfeed: \(feed)\nimages:\n  widths: [48, 96]\n\(extraConfig)\n", to: "gallery.yml")
-        return site
+        try FixtureSite(feed: feed, title: "Fresh", extraConfig: extraConfig)
+    }
+
+    /// An upstream whose feed and photos stay fresh for an hour.
+    func freshUpstream(count: Int) async throws -> Upstream {
+        let upstream = try await Upstream(count: count)
+        upstream.setCacheControl("max-age=3600")
+        return upstream
     }
 
     func build(_ site: FixtureSite, _ options: BuildOptions = BuildOptions()) async throws -> BuildReport {
         try await SiteBuilder(siteDirectory: site.url, options: options).build().report
     }
 
-    /// A fresh upstream, a site built once, and a second build that finds nothing changed.
-    func builtTwice(count: Int = 3) async throws -> (Upstream, FixtureSite, first: BuildReport) {
-        let upstream = try await Upstream(count: count)
-        upstream.setCacheControl("max-age=3600")
+    /// A fresh upstream and a site built once from it (the next build finds nothing changed).
+    func builtOnce(count: Int = 3) async throws -> (Upstream, FixtureSite, first: BuildReport) {
+        let upstream = try await freshUpstream(count: count)
         let site = try site(feed: upstream.feedURL)
         let first = try await build(site)
         #expect(!first.upToDate && first.counts.downloaded == count)
@@ -33,7 +36,7 @@ import Testing
     }
 
     @Test func nothingChangedIsUpToDateWithoutARequestOrAWrite() async throws {
-        let (upstream, site, first) = try await builtTwice()
+        let (upstream, site, first) = try await builtOnce()
         let before = try site.snapshot()
         let store = site.folder.file(".gallerygen-cache/v1/store.sqlite")
         let storeBytes = try Data(contentsOf: store)
@@ -58,7 +61,7 @@ import Testing
     }
 
     @Test func aFileChangedInTheOutputIsPutBackByAFullBuild() async throws {
-        let (upstream, site, _) = try await builtTwice()
+        let (upstream, site, _) = try await builtOnce()
         let page = site.folder.file("public/index.html")
         let original = try Data(contentsOf: page)
         let thumbnail = try #require(site.folder.allFiles(under: "public/images").first)
@@ -78,7 +81,7 @@ import Testing
     }
 
     @Test func aChangedConfigThemeOrOptionMeansAFullBuild() async throws {
-        let (upstream, site, _) = try await builtTwice()
+        let (upstream, site, _) = try await builtOnce()
         try site.folder.write(
             "title: Renamed\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
         let renamed = try await build(site)
@@ -115,8 +118,7 @@ import Testing
     }
 
     @Test func aLocalFeedFileIsReadForItsContent() async throws {
-        let upstream = try await Upstream(count: 2)
-        upstream.setCacheControl("max-age=3600")
+        let upstream = try await freshUpstream(count: 2)
         let site = try site(feed: "feed.json")
         let entries = (1...2).map {
             #"{"title": "Photo \#($0)", "imageUrl": "\#(upstream.server.baseURL)/photos/\#($0).jpg"}"#
@@ -133,8 +135,7 @@ import Testing
 
     @Test func aBuildThatFailedOrWarnedVouchesForNothing() async throws {
         // A photo that failed is asked for again by the next build.
-        let upstream = try await Upstream(count: 2)
-        upstream.setCacheControl("max-age=3600")
+        let upstream = try await freshUpstream(count: 2)
         upstream.setExtraEntries([#"{"title": "gone", "imageUrl": "photos/missing.jpg"}"#])
         let site = try site(feed: upstream.feedURL)
         #expect(try await build(site).counts.failed == 1)
@@ -146,7 +147,7 @@ import Testing
     }
 
     @Test func aBuildThatStopsHalfwayTakesBackWhatTheLastOneVouchedFor() async throws {
-        let (upstream, site, _) = try await builtTwice()
+        let (upstream, site, _) = try await builtOnce()
         // An intro over its limit fails the build at the render step, after the check.
         let intro = site.folder.file("index.md")
         let original = try? Data(contentsOf: intro)
@@ -173,7 +174,7 @@ import Testing
     }
 
     @Test func thumbnailsGoneFromTheCacheAreMadeAgain() async throws {
-        let (upstream, site, _) = try await builtTwice()
+        let (upstream, site, _) = try await builtOnce()
         try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache/v1/renditions"))
         let remade = try await build(site)
         #expect(!remade.upToDate && remade.counts.processed == 3 && remade.counts.filesWritten == 0)
@@ -182,8 +183,7 @@ import Testing
 
     /// Review findings: what the build read is what it vouches for, whatever changes while it runs.
     @Test func aTemplateSavedWhileTheBuildRunsIsSeenByTheNextOne() async throws {
-        let upstream = try await Upstream(count: 2)
-        upstream.setCacheControl("max-age=3600")
+        let upstream = try await freshUpstream(count: 2)
         let site = try site(feed: upstream.feedURL, extraConfig: "templates: theme")
         try FileManager.default.copyItem(
             at: try #require(SiteRenderer.builtInTheme), to: site.folder.file("theme"))
@@ -206,8 +206,7 @@ import Testing
     }
 
     @Test func anotherSigningKeyOfTheSameLengthMeansAFullBuild() async throws {
-        let upstream = try await Upstream(count: 2)
-        upstream.setCacheControl("max-age=3600")
+        let upstream = try await freshUpstream(count: 2)
         let site = try site(feed: upstream.feedURL)
         let (first, second) = (SigningKey(secret: "key one"), SigningKey(secret: "key two"))
         _ = try await build(site, BuildOptions(signingKey: first))
@@ -218,8 +217,7 @@ import Testing
 
     @Test func aWarningOfTheBuildsLastStepsVouchesForNothing() async throws {
         // Over cache_limit is said once the cache is evicted, after the site is written.
-        let upstream = try await Upstream(count: 2)
-        upstream.setCacheControl("max-age=3600")
+        let upstream = try await freshUpstream(count: 2)
         let site = try site(feed: upstream.feedURL, extraConfig: "cache_limit: 1B")
         let first = try await build(site)
         #expect(first.warnings.contains { $0.contains("over cache_limit") })

@@ -31,6 +31,14 @@ public struct FixtureSite: Sendable {
         try folder.write("Hello **world**.\n", to: "index.md")
     }
 
+    /// A site with no photos of its own whose feed is `feed` (a URL, or a path in the site), with
+    /// widths 48 and 96.
+    public init(feed: String, title: String, extraConfig: String = "") throws {
+        try self.init(count: 0)
+        try folder.write(
+            "title: \(title)\nfeed: \(feed)\nimages:\n  widths: [48, 96]\n\(extraConfig)\n", to: "gallery.yml")
+    }
+
     public func writeFeed(_ entries: [String]) throws {
         try folder.write("[\n" + entries.joined(separator: ",\n") + "\n]\n", to: "feed.json")
     }
