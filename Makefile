@@ -83,8 +83,8 @@ demo: build
 ## test: the whole test suite. The remote cache's tests need nginx (WebDAV) and, for S3, moto's
 ## server and botocore (PyPI, in the same venv as the browser test). They run after the rest:
 ## each runs four builds at once as separate processes, which on a 2-core machine would starve
-## the tests that time transfers.
-TEST_PACKAGES := nginx-light python3-venv
+## the tests that time transfers. exiftool writes the photo metadata the tests read back.
+TEST_PACKAGES := nginx-light python3-venv libimage-exiftool-perl
 REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests
 test-deps: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"

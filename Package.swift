@@ -4,7 +4,8 @@ import PackageDescription
 // Module graph: each module imports only what is above it in this list, and stage modules
 // exchange GalleryCore values and never import each other. GalleryConcurrency (semaphore,
 // coalescer, concurrent map) and GalleryJSON (the hand-written JSON reader and the core records'
-// readers) are two small libraries the stages share; Reporting is the build's report and events
+// readers) are two small libraries the stages share, and Metadata (XMP and IPTC readers) the one
+// Feed and Imaging share; Reporting is the build's report and events
 // (and their GitHub Actions form); BuildStore (SQLite, through GRDB) is what a build remembers
 // between runs. GalleryBuild is the pipeline; Preview (`serve`) and SiteStarter (`init` and its
 // CI templates) are built on it. docs/architecture.md draws the graph.
@@ -41,7 +42,10 @@ let package = Package(
         .target(name: "GalleryConcurrency"),
         .target(name: "GalleryJSON", dependencies: ["GalleryCore"]),
         .target(name: "Reporting"),
-        .target(name: "Feed", dependencies: ["GalleryCore", "GalleryJSON"]),
+        .target(name: "Metadata", dependencies: ["GalleryCore"]),
+        .target(
+            name: "Feed",
+            dependencies: ["GalleryCore", "GalleryJSON", "Metadata", .product(name: "Yams", package: "Yams")]),
         .target(name: "BuildStore", dependencies: ["GalleryCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .target(
             name: "Loading",
@@ -61,7 +65,7 @@ let package = Package(
         ),
         .target(
             name: "Imaging",
-            dependencies: ["GalleryCore", "CVips", .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: ["GalleryCore", "CVips", "Metadata", .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
         .target(
@@ -128,6 +132,7 @@ let package = Package(
             name: "BuildStoreTests",
             dependencies: ["BuildStore", "GalleryCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore"]),
+        .testTarget(name: "MetadataTests", dependencies: ["Metadata", "GalleryCore"]),
         .testTarget(
             name: "LoadingTests",
             dependencies: [

@@ -19,6 +19,38 @@ package struct RenditionSetRecord: Sendable, Equatable {
     static let cameraColumns = [
         "camera", "lens", "focal_length", "aperture", "exposure", "iso", "taken",
     ]
+
+    /// Beside `metadata_read` and `rating`; keywords one a line.
+    static let metadataColumns = [
+        "title", "description", "alt", "keywords", "taken_local", "taken_offset", "creator", "rights", "licence",
+    ]
+
+    /// The columns of a set's row, in the order ``BuildStore`` reads and writes them.
+    static let columns =
+        ["key", "width", "height", "placeholder_color", "placeholder_uri", "transparent"] + cameraColumns
+        + ["last_used", "metadata_read", "rating"] + metadataColumns
+
+    static func metadataArguments(_ metadata: PhotoMetadata?) -> [(any DatabaseValueConvertible)?] {
+        guard let metadata else { return [false, nil] + metadataColumns.map { _ in nil } }
+        return [
+            true, metadata.rating, metadata.title, metadata.description, metadata.alt,
+            metadata.keywords.isEmpty ? nil : metadata.keywords.joined(separator: "\n"), metadata.taken?.local,
+            metadata.taken?.offset, metadata.creator, metadata.rights, metadata.licence,
+        ]
+    }
+
+    /// The metadata of a set's row read from column `start` on (`metadata_read` first).
+    static func metadata(from row: Row, at start: Int) -> PhotoMetadata? {
+        let read: Bool? = row[start]
+        guard read == true else { return nil }
+        let local: String? = row[start + 6]
+        let keywords: String? = row[start + 5]
+        return PhotoMetadata(
+            title: row[start + 2], description: row[start + 3], alt: row[start + 4],
+            keywords: keywords.map { $0.split(separator: "\n").map(String.init) } ?? [],
+            taken: local.flatMap { CaptureTime(local: $0, offset: row[start + 7]) }, rating: row[start + 1],
+            creator: row[start + 8], rights: row[start + 9], licence: row[start + 10])
+    }
 }
 
 /// What eviction and `gallerygen cache` need of a set: its files, their bytes and its last use.
@@ -81,9 +113,8 @@ extension BuildStore {
         }
         let sets = try Row.fetchCursor(
             db,
-            sql: "SELECT key, width, height, placeholder_color, placeholder_uri, transparent, "
-                + RenditionSetRecord.cameraColumns.joined(separator: ", ")
-                + ", last_used FROM rendition_set WHERE key IN (\(marks))",
+            sql: "SELECT \(RenditionSetRecord.columns.joined(separator: ", ")) FROM rendition_set "
+                + "WHERE key IN (\(marks))",
             arguments: arguments)
         while let set = try sets.next() {
             let key: String = set[0]
@@ -95,7 +126,8 @@ extension BuildStore {
             let image = ProcessedImage(
                 width: set[1], height: set[2], renditions: files.files,
                 placeholder: Placeholder(color: set[3], dataURI: set[4]), hasTransparency: set[5],
-                camera: camera == CameraDetails() ? nil : camera)
+                camera: camera == CameraDetails() ? nil : camera,
+                metadata: RenditionSetRecord.metadata(from: set, at: 14))
             records[key] = RenditionSetRecord(image: image, stamps: files.stamps, lastUsed: set[13])
         }
     }
@@ -123,14 +155,13 @@ extension BuildStore {
     private static func insert(_ record: RenditionSetRecord, key: String, into db: Database) throws {
         let image = record.image
         let camera = image.camera ?? CameraDetails()
-        let columns =
-            ["key", "width", "height", "placeholder_color", "placeholder_uri", "transparent"]
-            + RenditionSetRecord.cameraColumns + ["last_used"]
+        let columns = RenditionSetRecord.columns
         var arguments: [(any DatabaseValueConvertible)?] = [
             key, image.width, image.height, image.placeholder.color, image.placeholder.dataURI, image.hasTransparency,
         ]
         arguments += [camera.camera, camera.lens, camera.focalLength, camera.aperture, camera.exposure, camera.iso]
         arguments += [camera.taken, record.lastUsed]
+        arguments += RenditionSetRecord.metadataArguments(image.metadata)
         // The set's old files go with it (a set replaced may have fewer).
         try db.cachedStatement(sql: "DELETE FROM rendition WHERE set_key = ?").execute(arguments: [key])
         try db.cachedStatement(
@@ -147,6 +178,21 @@ extension BuildStore {
                 rendition.byteCount, rendition.sha256, stamp?.modified, stamp.map { Int64(bitPattern: $0.inode) },
             ])
         }
+    }
+
+    /// Records what the originals of the sets of `keys` say, read after the sets were made.
+    package func saveMetadata(_ metadata: [(key: String, metadata: PhotoMetadata)]) async throws {
+        guard !metadata.isEmpty else { return }
+        let assignments = (["metadata_read", "rating"] + RenditionSetRecord.metadataColumns).map { "\($0) = ?" }
+        try await database.write { db in
+            let update = try db.cachedStatement(
+                sql: "UPDATE rendition_set SET \(assignments.joined(separator: ", ")) WHERE key = ?")
+            for (key, metadata) in metadata {
+                try update.execute(
+                    arguments: StatementArguments(RenditionSetRecord.metadataArguments(metadata) + [key]))
+            }
+        }
+        markWritten()
     }
 
     /// Moves the last use of the sets of `keys` to `time`.

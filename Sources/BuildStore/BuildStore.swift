@@ -164,8 +164,7 @@ package final class BuildStore: Sendable {
                 table.column("validated_at", .double).notNull()
                 table.column("last_used", .double).notNull()
             }
-            // What the photos themselves say (captions, dates, keywords, rights), by the hash of
-            // the original: filled by the metadata stage.
+            // Dropped by v6: what the photos say lives with their thumbnail sets.
             try db.create(table: "photo_metadata", options: [.withoutRowID]) { table in
                 table.primaryKey("sha256", .text)
                 table.column("metadata", .blob).notNull()
@@ -245,6 +244,18 @@ package final class BuildStore: Sendable {
                 table.add(column: "pages", .integer)
                 table.add(column: "stamps", .blob)
             }
+        }
+        migrator.registerMigration("v6: what the photos say") { db in
+            // What an original says about itself (XMP, IPTC, EXIF) lives with its thumbnail set:
+            // read with the same header, kept and evicted with it, shared with it. NULL
+            // `metadata_read`: a set made before it was read.
+            try db.alter(table: "rendition_set") { table in
+                table.add(column: "metadata_read", .boolean)
+                for column in RenditionSetRecord.metadataColumns { table.add(column: column, .text) }
+                table.add(column: "rating", .integer)
+            }
+            // The place v1 kept for it, never filled.
+            try db.drop(table: "photo_metadata")
         }
         return migrator
     }()

@@ -103,6 +103,16 @@ static inline const char *gg_vips_metadata_string(VipsImage *image, const char *
     return value;
 }
 
+/// The bytes of a blob field ("xmp-data", "iptc-data") of an opened image and their length, or
+/// NULL when it has none. The bytes belong to the image.
+static inline const void *gg_vips_metadata_blob(VipsImage *image, const char *name, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (vips_image_get_typeof(image, name) != VIPS_TYPE_BLOB) return NULL;
+    if (vips_image_get_blob(image, name, &data, length) != 0) return NULL;
+    return data;
+}
+
 /// Resizes an in-memory image to `width` pixels wide, keeping its aspect ratio, never upscaling.
 static inline int gg_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width) {
     return vips_thumbnail_image(in, out, width, "height", VIPS_MAX_COORD, "size", VIPS_SIZE_DOWN, NULL);

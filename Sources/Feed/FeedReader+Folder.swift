@@ -23,7 +23,7 @@ extension FeedReader {
     package func document(fromFolder folder: URL, allowedRoots: [URL]? = nil) throws(FeedError) -> FeedDocument {
         var walk = FolderWalk(roots: allowedRoots)
         try collect(folder: folder, path: [], depth: 0, walk: &walk, isRoot: true)
-        return FeedDocument(photos: walk.photos, skipped: walk.skipped)
+        return FeedDocument(photos: walk.photos, skipped: walk.skipped, warnings: walk.warnings)
     }
 
     private struct FolderWalk {
@@ -31,6 +31,8 @@ extension FeedReader {
         let roots: [URL]?
         var photos: [Photo] = []
         var skipped: [FeedIssue] = []
+        /// What was wrong with the sidecars read.
+        var warnings: [String] = []
         var visited: Set<String> = []
 
         mutating func skip(_ message: String) {
@@ -59,6 +61,7 @@ extension FeedReader {
             throw FeedError(
                 .unreadableFolder, "cannot list the feed folder \(folder.path)", underlying: error as NSError)
         }
+        let listed = Set(names)
         var subfolders: [(String, URL)] = []
         let album = path.isEmpty ? nil : path.joined(separator: " / ")
         for name in names {
@@ -78,10 +81,13 @@ extension FeedReader {
             } else if !status.isRegularFile {
                 walk.skip("\(shown): not a plain file (a pipe, socket or device); not read")
             } else {
-                walk.photos.append(
-                    Photo(
-                        index: walk.photos.count, id: shown, title: Self.title(ofFile: name), source: url,
-                        album: album))
+                let sidecar = Sidecar(of: name, among: listed, in: folder, shown: path.joined(separator: "/"))
+                walk.warnings += sidecar.warnings
+                var photo = Photo(
+                    index: walk.photos.count, id: shown, title: Self.title(ofFile: name), source: url,
+                    album: album, metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
+                photo.titleIsFileName = true
+                walk.photos.append(photo)
             }
         }
         for (name, url) in subfolders {

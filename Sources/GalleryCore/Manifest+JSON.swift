@@ -20,6 +20,34 @@ extension ManifestPhoto {
         object.integer("height", height, &bytes)
         object.string("id", id, &bytes)
         object.string("mac", mac, &bytes)
+        if let metadata {
+            object.key("metadata", &bytes)
+            var inner = JSONObjectWriter(&bytes)
+            inner.string("alt", metadata.alt, &bytes)
+            inner.string("creator", metadata.creator, &bytes)
+            inner.string("description", metadata.description, &bytes)
+            if !metadata.keywords.isEmpty {
+                inner.key("keywords", &bytes)
+                bytes.append(UInt8(ascii: "["))
+                for (offset, keyword) in metadata.keywords.enumerated() {
+                    if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                    RecordLines.appendJSON(keyword, to: &bytes)
+                }
+                bytes.append(UInt8(ascii: "]"))
+            }
+            inner.string("licence", metadata.licence, &bytes)
+            inner.integer("rating", metadata.rating, &bytes)
+            inner.string("rights", metadata.rights, &bytes)
+            if let taken = metadata.taken {
+                inner.key("taken", &bytes)
+                var time = JSONObjectWriter(&bytes)
+                time.string("local", taken.local, &bytes)
+                time.string("offset", taken.offset, &bytes)
+                bytes.append(UInt8(ascii: "}"))
+            }
+            inner.string("title", metadata.title, &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
         if let placeholder {
             object.key("placeholder", &bytes)
             var inner = JSONObjectWriter(&bytes)

@@ -72,6 +72,8 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
     /// Only when the site shows camera details (`exif: true`): a manifest is published with the
     /// site, and must not say more than its pages do.
     package var camera: CameraDetails?
+    /// What the original says about itself, as far as the pages show it.
+    package var metadata: PhotoMetadata?
     /// The site's HMAC of the rest of the record, when the site has a signing key: a seeded build
     /// with the key takes only records its own builds signed.
     package var mac: String?
@@ -100,11 +102,11 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
         else { return nil }
         return ProcessedImage(
             width: width, height: height, renditions: renditions, placeholder: placeholder,
-            hasTransparency: hasTransparency, camera: camera)
+            hasTransparency: hasTransparency, camera: camera, metadata: metadata)
     }
 
     package enum CodingKeys: String, CodingKey {
-        case id, source, sha256, validators, renditions, error, width, height, placeholder, camera, mac
+        case id, source, sha256, validators, renditions, error, width, height, placeholder, camera, metadata, mac
         case hasTransparency = "transparent"
     }
 }

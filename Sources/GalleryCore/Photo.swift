@@ -18,13 +18,22 @@ package struct Photo: Sendable, Hashable {
     package var date: Date?
     /// The feed named the entry (`id` is then the feed's); false when `id` is only its position.
     package var hasFeedID: Bool
+    /// The title was made from the file's name (a folder feed): any title the photo carries wins.
+    package var titleIsFileName = false
+    /// What the feed or a sidecar file says about the photo; it wins over what the photo says
+    /// about itself (``ProcessedImage/metadata``), field by field.
+    package var metadata: PhotoMetadata
+    /// A Markdown sidecar's text (`IMG_0001.md`): the caption, rendered as Markdown; it wins over
+    /// every plain description.
+    package var captionMarkdown: String?
 
     /// The name given to an album whose own name shows nothing (spaces, zero-width characters).
     package static let untitledAlbum = "Untitled album"
 
     package init(
         index: Int, id: String, title: String, source: URL, album: String? = nil, link: URL? = nil,
-        date: Date? = nil, hasFeedID: Bool = true
+        date: Date? = nil, hasFeedID: Bool = true, metadata: PhotoMetadata = PhotoMetadata(),
+        captionMarkdown: String? = nil
     ) {
         self.index = index
         self.id = id.cleanedLine()
@@ -38,6 +47,11 @@ package struct Photo: Sendable, Hashable {
         self.link = link
         self.date = date
         self.hasFeedID = hasFeedID
+        self.metadata = metadata.bounded()
+        self.captionMarkdown = captionMarkdown.flatMap { text in
+            let bounded = String(text.prefix(PhotoMetadata.textLimit))
+            return bounded.isVisiblyEmpty ? nil : bounded
+        }
     }
 }
 
@@ -59,10 +73,13 @@ package struct FeedDocument: Sendable {
     package var title: String?
     package var photos: [Photo]
     package var skipped: [FeedIssue]
+    /// What was wrong with what was read beside the photos (a sidecar), each naming its file.
+    package var warnings: [String]
 
-    package init(title: String? = nil, photos: [Photo], skipped: [FeedIssue] = []) {
+    package init(title: String? = nil, photos: [Photo], skipped: [FeedIssue] = [], warnings: [String] = []) {
         self.title = title.map { $0.cleanedLine() }
         self.photos = photos
         self.skipped = skipped
+        self.warnings = warnings
     }
 }

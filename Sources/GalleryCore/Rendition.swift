@@ -63,10 +63,14 @@ package struct ProcessedImage: Sendable, Hashable, Codable {
     package var hasTransparency: Bool
     /// Read from the original before its metadata was stripped; nil when it recorded nothing.
     package var camera: CameraDetails?
+    /// What the original says about itself (XMP, IPTC, EXIF), read with its header; nil for a
+    /// set made before gallerygen read it (``PhotoMetadata`` is then read from the original
+    /// when the cache has it).
+    package var metadata: PhotoMetadata?
 
     package init(
         width: Int, height: Int, renditions: [Rendition], placeholder: Placeholder, hasTransparency: Bool = false,
-        camera: CameraDetails? = nil
+        camera: CameraDetails? = nil, metadata: PhotoMetadata? = nil
     ) {
         self.width = width
         self.height = height
@@ -74,10 +78,11 @@ package struct ProcessedImage: Sendable, Hashable, Codable {
         self.placeholder = placeholder
         self.hasTransparency = hasTransparency
         self.camera = camera
+        self.metadata = metadata
     }
 
     package enum CodingKeys: String, CodingKey {
-        case width, height, renditions, placeholder, camera
+        case width, height, renditions, placeholder, camera, metadata
         case hasTransparency = "transparent"
     }
 }

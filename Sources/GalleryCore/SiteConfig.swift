@@ -32,6 +32,8 @@ package struct SiteConfig: Sendable, Equatable {
     package var showsCameraDetails = false
     /// How grid pages lay out their tiles.
     package var grid = GridStyle.justified
+    /// The order of the photos (`sort:`).
+    package var order = PhotoOrder.feed
     /// `.nojekyll` and `_headers` for GitHub Pages, Netlify and Cloudflare Pages; `host_files: false`
     /// leaves them out.
     package var hostFiles = true
@@ -83,6 +85,19 @@ package struct SiteConfig: Sendable, Equatable {
 }
 
 /// The grid of the default theme.
+/// The order of the gallery's photos (`sort:`); ties, and photos without the value sorted on,
+/// keep the feed's order, so that every build orders them the same way.
+package enum PhotoOrder: String, Sendable, CaseIterable, Encodable {
+    /// As the feed lists them (a folder: by name, top folder first).
+    case feed
+    /// By file name, in Unicode order ignoring case.
+    case name
+    /// By the time the photo was taken, oldest first; photos with none after them.
+    case oldest
+    /// By the time the photo was taken, newest first; photos with none after them.
+    case newest
+}
+
 package enum GridStyle: String, Sendable, CaseIterable, Encodable {
     /// Whole photos in rows that fill the width, each at its own aspect ratio.
     case justified

@@ -12,6 +12,9 @@ package struct ImageHeader: Sendable, Hashable {
     package var loader: String
     /// What the camera recorded, read before any metadata is stripped.
     package var camera: CameraDetails? = nil
+    /// What the photographer wrote into it (XMP, IPTC, EXIF), and what was wrong with that.
+    package var metadata = PhotoMetadata()
+    package var metadataWarnings: [String] = []
 
     package var pixelCount: Int { width * height }
 }

@@ -69,12 +69,15 @@ package struct ImageProcessor: Sendable {
         let image = VipsImageRef(pointer)
         let orientation = Int(gg_vips_orientation(pointer))
         let swapsSides = orientation >= 5
+        let (metadata, metadataWarnings) = EmbeddedMetadataReader.metadata(of: image)
         return ImageHeader(
             width: swapsSides ? image.height : image.width,
             height: swapsSides ? image.width : image.height,
             orientation: orientation,
             loader: String(cString: loader),
-            camera: CameraDetailsReader.details(of: image)
+            camera: CameraDetailsReader.details(of: image),
+            metadata: metadata,
+            metadataWarnings: metadataWarnings
         )
     }
 
@@ -91,13 +94,19 @@ package struct ImageProcessor: Sendable {
     package func process(_ file: URL, named name: String, stems: [ImageFormat: String], into directory: URL)
         throws(ImagingError) -> (image: ProcessedImage, warnings: [String])
     {
-        try VipsMessages.attributed(file: file, name: name) { () throws(ImagingError) in
-            try processOnce(file, name: name, stems: stems, into: directory)
+        // What is wrong with the photo's metadata is said once, not once per replay.
+        var metadataWarnings: [String] = []
+        var processed = try VipsMessages.attributed(file: file, name: name) { () throws(ImagingError) in
+            let (image, warnings) = try processOnce(file, name: name, stems: stems, into: directory)
+            metadataWarnings = warnings
+            return image
         }
+        processed.warnings += metadataWarnings
+        return processed
     }
 
     private func processOnce(_ file: URL, name: String, stems: [ImageFormat: String], into directory: URL)
-        throws(ImagingError) -> ProcessedImage
+        throws(ImagingError) -> (ProcessedImage, warnings: [String])
     {
         let header = try header(of: file, name: name)
         guard header.pixelCount <= configuration.maxPixels else {
@@ -130,14 +139,16 @@ package struct ImageProcessor: Sendable {
             smallest = image
         }
         renditions.sort { ($0.format, $0.width) < ($1.format, $1.width) }
-        return ProcessedImage(
+        let image = ProcessedImage(
             width: header.width,
             height: header.height,
             renditions: renditions,
             placeholder: try placeholder(from: smallest, name: name),
             hasTransparency: try hasTransparency(largest, name: name),
-            camera: header.camera
+            camera: header.camera,
+            metadata: header.metadata
         )
+        return (image, header.metadataWarnings)
     }
 
     /// Whether some pixel is less than opaque: an alpha band alone is not enough (many PNGs carry

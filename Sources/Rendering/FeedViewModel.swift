@@ -129,7 +129,7 @@ struct FeedViewModel: Sendable, MustacheParent {
             let page = address(PhotoSlugs.pagePath(of: slug))
             return Entry(
                 id: base == nil ? "urn:gallerygen:photo:\(slug)" : page,
-                title: item.photo.displayTitle,
+                title: item.displayTitle,
                 url: page, updated: Self.timestamp(item.photo.date ?? stamp),
                 image: address(rendition.path), imageType: rendition.format.mimeType,
                 imageWidth: rendition.width, imageHeight: rendition.height)

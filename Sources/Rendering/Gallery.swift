@@ -24,11 +24,34 @@ package struct Gallery: Sendable {
     }
 }
 
-extension Photo {
-    /// The title as the pages show it: escapable, and `Photo N` when the feed gave none.
+extension GalleryItem {
+    /// What the photo says, each field from the first source that says it: a sidecar file, then
+    /// the feed, then the photo itself (XMP, then IPTC, then EXIF). A title made from the file's
+    /// name comes last of all.
+    package var said: PhotoMetadata {
+        var said = photo.metadata
+        if said.title == nil, !photo.titleIsFileName, !photo.title.isEmpty { said.title = photo.title }
+        said = said.filled(from: image?.metadata ?? PhotoMetadata())
+        if said.title == nil, !photo.title.isEmpty { said.title = photo.title }
+        return said
+    }
+
+    /// The title as the pages show it: escapable, and `Photo N` when nothing gave one.
     var displayTitle: String {
-        let title = title.escapableInTemplates
-        return title.isEmpty ? "Photo \(index + 1)" : title
+        let title = (said.title ?? "").escapableInTemplates
+        return title.isEmpty ? "Photo \(photo.index + 1)" : title
+    }
+
+    /// What a reader who cannot see the photo is told: its alt text, else the first line of its
+    /// description, else its title.
+    var altText: String {
+        let said = said
+        if let alt = said.alt { return alt.escapableInTemplates }
+        if let line = said.description?.split(separator: "\n").first {
+            let text = String(line.prefix(PhotoMetadata.lineLimit))
+            return text.escapableInTemplates
+        }
+        return displayTitle
     }
 }
 
@@ -43,42 +66,65 @@ package struct GalleryItem: Sendable {
         let image: ProcessedImage?
         let failure: String?
         let sourceName: String
+        let captionHTML: String?
 
-        init(photo: Photo, image: ProcessedImage?, failure: String?, sourceName: String) {
+        init(photo: Photo, image: ProcessedImage?, failure: String?, sourceName: String, captionHTML: String?) {
             self.photo = photo
             self.image = image
             self.failure = failure
             self.sourceName = sourceName
+            self.captionHTML = captionHTML
         }
     }
 
     private var storage: Storage
 
-    package init(photo: Photo, image: ProcessedImage?, failure: String? = nil, sourceName: String? = nil) {
+    /// - Parameter captionHTML: the photo's Markdown caption (``Photo/captionMarkdown``) as HTML,
+    ///   made by the Markdown stage.
+    package init(
+        photo: Photo, image: ProcessedImage?, failure: String? = nil, sourceName: String? = nil,
+        captionHTML: String? = nil
+    ) {
         storage = Storage(
-            photo: photo, image: image, failure: failure, sourceName: sourceName ?? photo.source.absoluteString)
+            photo: photo, image: image, failure: failure, sourceName: sourceName ?? photo.source.absoluteString,
+            captionHTML: captionHTML)
+    }
+
+    private func with(
+        photo: Photo? = nil, image: ProcessedImage?? = nil, failure: String?? = nil, sourceName: String? = nil,
+        captionHTML: String?? = nil
+    ) -> Storage {
+        Storage(
+            photo: photo ?? self.photo, image: image ?? self.image, failure: failure ?? self.failure,
+            sourceName: sourceName ?? self.sourceName, captionHTML: captionHTML ?? self.captionHTML)
     }
 
     package var photo: Photo {
         get { storage.photo }
-        set { storage = Storage(photo: newValue, image: image, failure: failure, sourceName: sourceName) }
+        set { storage = with(photo: newValue) }
     }
 
     package var image: ProcessedImage? {
         get { storage.image }
-        set { storage = Storage(photo: photo, image: newValue, failure: failure, sourceName: sourceName) }
+        set { storage = with(image: .some(newValue)) }
     }
 
     package var failure: String? {
         get { storage.failure }
-        set { storage = Storage(photo: photo, image: image, failure: newValue, sourceName: sourceName) }
+        set { storage = with(failure: .some(newValue)) }
     }
 
     /// The photo's source as the site names it: a local file relative to the site folder, so
     /// that a photo page's address does not depend on where the site is checked out.
     package var sourceName: String {
         get { storage.sourceName }
-        set { storage = Storage(photo: photo, image: image, failure: failure, sourceName: newValue) }
+        set { storage = with(sourceName: newValue) }
+    }
+
+    /// The Markdown caption as HTML; nil when the photo has none.
+    package var captionHTML: String? {
+        get { storage.captionHTML }
+        set { storage = with(captionHTML: .some(newValue)) }
     }
 }
 

@@ -72,6 +72,19 @@ final class FingerprintEncoder: Encoder {
         append(key.stringValue)
     }
 
+    /// What a photo says, bracketed.
+    func append(metadata: PhotoMetadata) {
+        append(.open)
+        for text in [metadata.title, metadata.description, metadata.alt] { append(optional: text) }
+        append(int: metadata.keywords.count)
+        for keyword in metadata.keywords { append(keyword) }
+        append(optional: metadata.taken?.local)
+        append(optional: metadata.taken?.offset)
+        if let rating = metadata.rating { append(int: rating) } else { append(.null) }
+        for text in [metadata.creator, metadata.rights, metadata.licence] { append(optional: text) }
+        append(.close)
+    }
+
     /// A nested value, bracketed.
     func append(nested value: some Encodable) throws {
         append(.open)
@@ -244,6 +257,9 @@ extension GalleryItem {
             encoder.append(.null)
         }
         encoder.append(bool: photo.hasFeedID)
+        encoder.append(bool: photo.titleIsFileName)
+        encoder.append(metadata: photo.metadata)
+        encoder.append(optional: photo.captionMarkdown)
         if let image {
             encoder.append(.open)
             encoder.append(int: image.width)
@@ -272,12 +288,14 @@ extension GalleryItem {
             } else {
                 encoder.append(.null)
             }
+            if let metadata = image.metadata { encoder.append(metadata: metadata) } else { encoder.append(.null) }
             encoder.append(.close)
         } else {
             encoder.append(.null)
         }
         encoder.append(optional: failure)
         encoder.append(sourceName)
+        encoder.append(optional: captionHTML)
         encoder.append(.close)
     }
 }

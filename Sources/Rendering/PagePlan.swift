@@ -265,9 +265,12 @@ struct PagePlan: Sendable {
                 }
             }
             let camera = showsCameraDetails ? image?.camera.map { $0.parts.joined(separator: " · ") } : nil
+            let heading = item.displayTitle
             let model = PhotoPageViewModel(
                 site: PageViewModel.Site(title: siteTitle),
-                title: "\(photo.alt) · \(siteTitle)",
+                title: "\(heading) · \(siteTitle)",
+                heading: heading,
+                said: PhotoPageViewModel.Said(item),
                 photo: photo,
                 width: width, height: height,
                 number: position + 1, count: shown.count,
@@ -285,8 +288,8 @@ struct PagePlan: Sendable {
 
         private func neighbour(_ position: Int) -> PhotoPageViewModel.Link? {
             guard shown.indices.contains(position) else { return nil }
-            let photo = plan.gallery.items[shown[position]].photo
-            return PhotoPageViewModel.Link(href: "\(slugs[photo.index] ?? "").html", title: photo.displayTitle)
+            let item = plan.gallery.items[shown[position]]
+            return PhotoPageViewModel.Link(href: "\(slugs[item.photo.index] ?? "").html", title: item.displayTitle)
         }
     }
 }

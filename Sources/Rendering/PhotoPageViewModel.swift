@@ -39,8 +39,106 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         }
     }
 
+    /// What the photo says, as its page shows it: every value escapable, the caption HTML.
+    struct Said: Sendable, MustacheParent, Encodable {
+        /// The Markdown caption's HTML, else the description's paragraphs, escaped.
+        var caption: String?
+        /// `1 May 2024, 14:32`, and the machine-readable form for `<time datetime>`.
+        var taken: String?
+        var takenISO: String?
+        var keywords: [String]
+        var creator: String?
+        var rights: String?
+        var licence: Link?
+        /// 1 to 5 stars, for a theme that shows them.
+        var rating: Int?
+
+        init(_ item: GalleryItem) {
+            let said = item.said
+            caption = item.captionHTML ?? said.description.map(Self.paragraphs)
+            taken = said.taken.map(Self.readable)
+            takenISO = said.taken.map { $0.local + ($0.offset ?? "") }
+            keywords = said.keywords.map(\.escapableInTemplates)
+            creator = said.creator?.escapableInTemplates
+            rights = said.rights?.escapableInTemplates
+            licence = said.licence.map { url in
+                Link(href: url.escapableInTemplates, title: Self.licenceName(of: url).escapableInTemplates)
+            }
+            rating = said.rating
+        }
+
+        var isEmpty: Bool {
+            caption == nil && taken == nil && keywords.isEmpty && creator == nil && rights == nil && licence == nil
+        }
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "caption": caption
+            case "taken": taken
+            case "takenISO": takenISO
+            case "keywords": keywords.isEmpty ? nil : keywords
+            case "creator": creator
+            case "rights": rights
+            case "licence": licence
+            case "rating": rating
+            case "hasKeywords": !keywords.isEmpty
+            case "hasCredit": creator != nil || rights != nil || licence != nil
+            default: nil
+            }
+        }
+
+        /// Plain text as HTML paragraphs: escaped, a blank line between paragraphs, a line
+        /// break within one.
+        static func paragraphs(_ text: String) -> String {
+            text.components(separatedBy: "\n\n").map { paragraph in
+                "<p>"
+                    + paragraph.split(separator: "\n").map { Sitemap.escaped(String($0)) }
+                    .joined(separator: "<br>\n") + "</p>"
+            }.joined(separator: "\n")
+        }
+
+        static let months = [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ]
+
+        /// `1 May 2024, 14:32`: the camera's own clock, as it read where the photo was taken.
+        static func readable(_ time: CaptureTime) -> String {
+            let numbers = time.local.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap {
+                Int($0)
+            }
+            guard numbers.count == 6 else { return time.day }
+            let clock = time.local.dropFirst(11).prefix(5)
+            return "\(numbers[2]) \(months[numbers[1] - 1]) \(numbers[0]), \(clock)"
+        }
+
+        /// `CC BY-SA 4.0` for a Creative Commons licence's address, `GPL-2.0` for a GNU one;
+        /// `Licence` for any other.
+        static func licenceName(of url: String) -> String {
+            let parts = url.lowercased().split(separator: "/")
+            guard let host = parts.dropFirst().first else { return "Licence" }
+            // gnu.org/licenses/old-licenses/gpl-2.0.html reads `GPL-2.0`.
+            if host.hasSuffix("gnu.org"), parts.contains("licenses"), let page = parts.last,
+                page.hasSuffix(".html"), page.count <= 30
+            {
+                return page.dropLast(5).uppercased()
+            }
+            guard host.hasSuffix("creativecommons.org") else { return "Licence" }
+            if let index = parts.firstIndex(of: "licenses"), index + 1 < parts.count {
+                let kind = parts[index + 1].uppercased()
+                let version = index + 2 < parts.count ? " " + parts[index + 2] : ""
+                return "CC \(kind)\(version)"
+            }
+            if parts.contains("publicdomain") { return "CC0 1.0" }
+            return "Licence"
+        }
+    }
+
     var site: PageViewModel.Site
     var title: String
+    /// The photo's title (``GalleryItem/displayTitle``).
+    var heading: String
+    var said: Said
     var photo: PhotoViewModel
     /// The largest rendition's size: the image's box.
     var width: Int
@@ -59,6 +157,8 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         switch name {
         case "site": site
         case "title": title
+        case "heading": heading
+        case "said": said.isEmpty ? nil : said
         case "photo": photo
         case "image": photo.image
         case "width": width

@@ -83,8 +83,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     init(
         for item: GalleryItem, slug: String?, eager: Bool, grid: GridStyle, prefix: String = "", sizes: String? = nil
     ) {
-        title = item.photo.title.escapableInTemplates
-        alt = item.photo.displayTitle
+        title = (item.said.title ?? "").escapableInTemplates
+        alt = item.altText
         link = item.photo.link?.absoluteString.escapableInTemplates
         guard let image = item.image, let fallback = Self.fallbackFormat(of: image) else {
             failure = (item.failure ?? "not processed").escapableInTemplates

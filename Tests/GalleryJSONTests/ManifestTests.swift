@@ -63,8 +63,13 @@ import Testing
         full.camera = CameraDetails(
             camera: "Canon EOS R5", lens: "RF 24-70mm", focalLength: "35 mm", aperture: "ƒ/2.8", exposure: "1/250 s",
             iso: "ISO 400", taken: "2024-05-01 14:32")
+        full.metadata = PhotoMetadata(
+            title: "Fjord \"at\" dawn", description: "Mist\nover </water>", alt: "A grey fjord",
+            keywords: ["fjord", "日本"], taken: CaptureTime(local: "2024-05-01T14:32:10", offset: "+02:00"), rating: 4,
+            creator: "Ada", rights: "© 2024 Ada", licence: "https://creativecommons.org/licenses/by/4.0/")
         full.mac = String(repeating: "ab", count: 32)
         var transparent = full
+        transparent.metadata = PhotoMetadata(taken: CaptureTime(local: "2024-05-01T14:32:10"))
         transparent.hasTransparency = true
         transparent.validators = Validators(etag: nil, lastModified: "x")
         transparent.camera = CameraDetails(camera: "only")

@@ -95,11 +95,27 @@ import Testing
         item.image?.camera = CameraDetails(
             camera: "c", lens: "l", focalLength: "f", aperture: "a", exposure: "e", iso: "i", taken: "t")
         item.image?.renditions[0].sha256 = "ab"
+        let said = PhotoMetadata(
+            title: "t", description: "d", alt: "a", keywords: ["k"], taken: CaptureTime(local: "2024-05-01T14:32:10"),
+            rating: 3, creator: "c", rights: "r", licence: "https://example.org/l")
+        item.photo.metadata = said
+        item.photo.captionMarkdown = "*m*"
+        item.captionHTML = "<p><em>m</em></p>"
+        item.image?.metadata = said
         let image = try #require(item.image)
         let labels = { (value: Any) in Mirror(reflecting: value).children.compactMap(\.label) }
-        #expect(labels(item) == ["photo", "image", "failure", "sourceName"])
-        #expect(labels(item.photo) == ["index", "id", "title", "source", "album", "link", "date", "hasFeedID"])
-        #expect(labels(image) == ["width", "height", "renditions", "placeholder", "hasTransparency", "camera"])
+        #expect(labels(item) == ["photo", "image", "failure", "sourceName", "captionHTML"])
+        #expect(
+            labels(item.photo) == [
+                "index", "id", "title", "source", "album", "link", "date", "hasFeedID", "titleIsFileName", "metadata",
+                "captionMarkdown",
+            ])
+        #expect(
+            labels(image) == ["width", "height", "renditions", "placeholder", "hasTransparency", "camera", "metadata"])
+        #expect(
+            labels(item.photo.metadata) == [
+                "title", "description", "alt", "keywords", "taken", "rating", "creator", "rights", "licence",
+            ])
         #expect(labels(image.renditions[0]) == ["format", "width", "height", "path", "byteCount", "sha256"])
         #expect(labels(image.placeholder) == ["color", "dataURI"])
         #expect(
@@ -107,7 +123,7 @@ import Testing
                 == ["camera", "lens", "focalLength", "aperture", "exposure", "iso", "taken"])
 
         // Each of them counts.
-        let changes: [(inout GalleryItem) -> Void] = [
+        var changes: [(inout GalleryItem) -> Void] = [
             { $0.photo.index += 1 }, { $0.photo.id += "x" }, { $0.photo.title += "x" },
             { $0.photo.source = URL(string: "https://cdn.example.com/other.jpg")! }, { $0.photo.album = nil },
             { $0.photo.link = nil }, { $0.photo.date = nil }, { $0.photo.hasFeedID.toggle() },
@@ -120,8 +136,24 @@ import Testing
             { $0.image?.camera = nil }, { $0.image?.camera?.camera = nil }, { $0.image?.camera?.lens = nil },
             { $0.image?.camera?.focalLength = nil }, { $0.image?.camera?.aperture = nil },
             { $0.image?.camera?.exposure = nil }, { $0.image?.camera?.iso = nil }, { $0.image?.camera?.taken = nil },
-            { $0.failure = nil }, { $0.sourceName += "x" },
+            { $0.failure = nil }, { $0.sourceName += "x" }, { $0.photo.titleIsFileName.toggle() },
+            { $0.photo.captionMarkdown = nil }, { $0.captionHTML = nil }, { $0.image?.metadata = nil },
         ]
+        // Every field of what the photo says counts, from the feed or sidecar and from the photo.
+        let fields: [(inout PhotoMetadata) -> Void] = [
+            { $0.title = nil }, { $0.description = nil }, { $0.alt = nil }, { $0.keywords = [] },
+            { $0.taken = CaptureTime(local: "2024-05-01T14:32:11") }, { $0.taken?.offset = "Z" }, { $0.rating = 4 },
+            { $0.creator = nil }, { $0.rights = nil }, { $0.licence = nil },
+        ]
+        for field in fields {
+            changes.append { field(&$0.photo.metadata) }
+            changes.append { item in
+                if var metadata = item.image?.metadata {
+                    field(&metadata)
+                    item.image?.metadata = metadata
+                }
+            }
+        }
         var prints = [fingerprint(of: item)]
         for change in changes {
             var changed = item

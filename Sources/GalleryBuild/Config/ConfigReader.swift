@@ -7,7 +7,7 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "grid", "host_files", "seed", "remote_cache", "follow_symlinks",
+        "exif", "grid", "sort", "host_files", "seed", "remote_cache", "follow_symlinks",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = ["items", "image", "title", "album", "id", "link", "date"]
@@ -83,6 +83,16 @@ struct ConfigReader {
                 throw error(at: node, "unknown grid \"\(text)\"; use justified (whole photos in rows) or square")
             }
             config.grid = grid
+        }
+        if let node = top["sort"] {
+            let text = try string(node, key: "sort")
+            guard let order = PhotoOrder(rawValue: text) else {
+                throw error(
+                    at: node,
+                    "unknown sort \"\(text)\"; use feed (the feed's order), name (by file name), oldest or "
+                        + "newest (by the time taken)")
+            }
+            config.order = order
         }
         if config.title.cleanedLine().isVisiblyEmpty {
             throw error(at: titleNode, "`title` is empty (it shows nothing); give the gallery a name")

@@ -27,6 +27,28 @@ extension BuildSession {
         var introSHA256: String?
     }
 
+    /// `items` (in feed order) in the order `sort:` asks for; ties keep the feed's order.
+    static func ordered(_ items: [GalleryItem], by order: PhotoOrder) -> [GalleryItem] {
+        switch order {
+        case .feed:
+            return items
+        case .name:
+            let keys = items.map { $0.photo.source.lastPathComponent.lowercased() }
+            return items.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map { items[$0] }
+        case .oldest, .newest:
+            let times = items.map { $0.said.taken }
+            let newestFirst = order == .newest
+            return items.indices.sorted { left, right in
+                switch (times[left], times[right]) {
+                case (let a?, let b?) where a != b: newestFirst ? b < a : a < b
+                case (nil, _?): false
+                case (_?, nil): true
+                default: left < right
+                }
+            }.map { items[$0] }
+        }
+    }
+
     /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
     /// holds all its pages). A grid or photo page found in place as this build would write it
     /// (``RenderedPages``) is not rendered again.
@@ -54,12 +76,15 @@ extension BuildSession {
             }
             intro = MarkdownRenderer(allowsRawHTML: config.allowRawHTML).html(from: text)
         }
-        let items = feed.photos.map { photo in
-            let outcome = outcomes[photo.index]
-            return GalleryItem(
-                photo: photo, image: outcome?.image, failure: outcome?.failureMessage.map(layout.publishedMessage),
-                sourceName: displayName(of: photo.source))
-        }
+        let captions = MarkdownRenderer(allowsRawHTML: false)
+        let items = Self.ordered(
+            feed.photos.map { photo in
+                let outcome = outcomes[photo.index]
+                return GalleryItem(
+                    photo: photo, image: outcome?.image, failure: outcome?.failureMessage.map(layout.publishedMessage),
+                    sourceName: displayName(of: photo.source),
+                    captionHTML: photo.captionMarkdown.map { captions.html(from: $0) })
+            }, by: config.order)
         let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
         let previous = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
         var site = RenderedSite(record: previous, introSHA256: introSHA256)
@@ -152,6 +177,9 @@ extension BuildSession {
                 record.placeholder = image.placeholder
                 record.hasTransparency = image.hasTransparency
                 if showsCamera { record.camera = image.camera }
+                // What the photo says about itself, which its pages show: a build seeded from the
+                // site shows it without the original.
+                record.metadata = image.metadata
             }
             return signingKey.map { record.signed(with: $0) } ?? record
         }

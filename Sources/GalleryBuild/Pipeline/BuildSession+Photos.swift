@@ -80,6 +80,7 @@ extension BuildSession {
             for await (index, outcome) in group { outcomes[index] = named(outcome) }
         }
         guard !Task.isCancelled else { throw .interrupted }
+        await readMissingMetadata(into: &outcomes, photos: photos)
         // Loading and imaging overlap: each is timed from its first start to its last end.
         for stage in [BuildStage.load, .images] {
             let seconds = progress.seconds(of: stage)
@@ -96,6 +97,34 @@ extension BuildSession {
         }
         report.counts.urls = Set(sources.compactMap { $0 }).count
         return outcomes
+    }
+
+    /// Reads what the originals say for sets made before gallerygen read it (a cache from an
+    /// earlier version), once per set, where the cache still has the original; warnings go with
+    /// the bytes, as libvips' are.
+    private func readMissingMetadata(into outcomes: inout [Int: PhotoOutcome], photos: [Photo]) async {
+        var wanted: [String: URL] = [:]
+        var keys: [Int: String] = [:]
+        for photo in photos {
+            guard case .done(let original, let image, _, _, _) = outcomes[photo.index], image.metadata == nil,
+                FileStatus(original.file)?.isRegularFile == true
+            else { continue }
+            let key = renditions.setKey(ofOriginal: original.sha256)
+            keys[photo.index] = key
+            if wanted[key] == nil { wanted[key] = original.file }
+        }
+        guard !wanted.isEmpty else { return }
+        let found = await renditions.readMetadata(of: wanted.map { ($0.key, $0.value) })
+        for photo in photos {
+            guard let key = keys[photo.index], let (metadata, warnings) = found[key],
+                case .done(let original, var image, let wasProcessed, let loadWarnings, let imagingWarnings) =
+                    outcomes[photo.index]
+            else { continue }
+            image.metadata = metadata
+            outcomes[photo.index] = .done(
+                original: original, image: image, wasProcessed: wasProcessed, warnings: loadWarnings,
+                imagingWarnings: imagingWarnings + warnings)
+        }
     }
 
     /// Loads (unless `original` is already known) and processes one photo. Failures and warnings

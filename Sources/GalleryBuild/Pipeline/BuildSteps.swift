@@ -130,9 +130,9 @@ extension BuildSession {
         let (feed, feedSHA256, feedWarning) = try await readFeed()
         context.feed = feed
         context.feedSHA256 = feedSHA256
-        if let feedWarning {
-            context.report.warnings.append(feedWarning)
-            events(.warning(feedWarning))
+        for warning in [feedWarning].compactMap({ $0 }) + feed.warnings {
+            context.report.warnings.append(warning)
+            events(.warning(warning))
         }
         context.photos = feed.photos
         context.sources = await feed.photos.concurrentMap { CanonicalURL($0.source) }

@@ -213,6 +213,34 @@ final class RenditionStore: Sendable {
         return Outcome(image: image, wasProcessed: false)
     }
 
+    /// What the originals of sets made before gallerygen read metadata say (`originals`: a set's
+    /// key and a file with its original's bytes), read from their headers (no pixel decoded),
+    /// recorded with their sets, and returned by key with what was wrong with each.
+    func readMetadata(of originals: [(key: String, file: URL)]) async -> [String: (PhotoMetadata, [String])] {
+        let processor = processor
+        var found: [String: (PhotoMetadata, [String])] = [:]
+        await withTaskGroup(of: (String, (PhotoMetadata, [String])?).self) { group in
+            var running = 0
+            for (key, file) in originals {
+                if running >= 2 * ProcessInfo.processInfo.activeProcessorCount, let (key, read) = await group.next() {
+                    found[key] = read
+                    running -= 1
+                }
+                running += 1
+                group.addTask { [pool] in
+                    let header = try? await pool.run { try processor.header(of: file, name: "the image") }
+                    return (key, header.map { ($0.metadata, $0.metadataWarnings) })
+                }
+            }
+            for await (key, read) in group { found[key] = read }
+        }
+        known.withLock { known in
+            for (key, (metadata, _)) in found { known[key]?.metadata = metadata }
+        }
+        try? await store.saveMetadata(found.map { ($0.key, $0.value.0) })
+        return found
+    }
+
     /// Writes what this build learned of the sets it used: their last use, for least-recently-used
     /// eviction (in steps of an hour, like the URL records': plenty for LRU, and no write per
     /// use), and the records whose files it found moved or hashed.

@@ -1,0 +1,131 @@
+package import Foundation
+package import GalleryCore
+import Metadata
+import Yams
+
+/// The files beside a photo in a folder feed that say what it is: an XMP sidecar
+/// (`IMG_0001.xmp` as Lightroom names it, `IMG_0001.jpg.xmp` as darktable does) and a text
+/// sidecar (`IMG_0001.md`, a Markdown caption, or `IMG_0001.txt`, a plain one), either with YAML
+/// front matter for the other fields. The text sidecar wins over the XMP one, field by field.
+package struct Sidecar: Sendable, Equatable {
+    /// The most a sidecar is read: past it, it is reported and skipped.
+    package static let textLimit = 64 * 1024
+
+    package var metadata = PhotoMetadata()
+    package var captionMarkdown: String?
+    /// What was wrong with a sidecar, naming it.
+    package var warnings: [String] = []
+
+    /// The front matter keys a text sidecar may have.
+    package static let frontMatterKeys = [
+        "title", "description", "alt", "keywords", "date", "creator", "rights", "licence", "license", "rating",
+    ]
+
+    /// The sidecars of the image `name` among `names` (a folder's listing) in `folder`; `shown`
+    /// names the folder in warnings (`2019/Iceland`).
+    package init(of name: String, among names: Set<String>, in folder: URL, shown: String) {
+        let stem = (name as NSString).deletingPathExtension
+        let prefix = shown.isEmpty ? "" : shown + "/"
+        var xmp = PhotoMetadata()
+        for candidate in [name + ".xmp", stem + ".xmp", name + ".XMP", stem + ".XMP"] where names.contains(candidate) {
+            guard let bytes = read(folder.appendingPathComponent(candidate), shown: prefix + candidate) else { break }
+            let packet = XMPPacket(bytes: bytes)
+            warnings += packet.warnings.map { "\(prefix)\(candidate): \($0)" }
+            xmp = packet.metadata
+            break
+        }
+        var text = PhotoMetadata()
+        for (candidate, isMarkdown) in [(stem + ".md", true), (stem + ".txt", false)] where names.contains(candidate) {
+            guard let bytes = read(folder.appendingPathComponent(candidate), shown: prefix + candidate) else { break }
+            guard let source = String(strictUTF8: Array(bytes)) else {
+                warnings.append("\(prefix)\(candidate): not UTF-8 text; not read")
+                break
+            }
+            let (fields, body) = frontMatter(of: source, shown: prefix + candidate)
+            text = fields
+            let caption = body.trimmingWhitespace()
+            if !caption.isEmpty {
+                if isMarkdown { captionMarkdown = caption } else { text.description = text.description ?? caption }
+            }
+            break
+        }
+        metadata = text.filled(from: xmp).bounded()
+    }
+
+    private mutating func read(_ file: URL, shown: String) -> Data? {
+        guard FileStatus(file)?.isRegularFile == true else {
+            warnings.append("\(shown): not a plain file; not read")
+            return nil
+        }
+        do {
+            return try PlainFile.read(file, limit: Int64(XMPPacket.sizeLimit))
+        } catch {
+            warnings.append("\(shown): cannot read it: it \(error)")
+            return nil
+        }
+    }
+
+    /// The fields of a `---` fenced YAML block at the top of `text`, and the text after it.
+    private mutating func frontMatter(of text: String, shown: String) -> (PhotoMetadata, String) {
+        guard text.utf8.count <= Self.textLimit else {
+            warnings.append("\(shown): over \(Self.textLimit / 1024) KB; not read")
+            return (PhotoMetadata(), "")
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.first?.trimmingWhitespace() == "---",
+            let end = lines.dropFirst().firstIndex(where: { $0.trimmingWhitespace() == "---" })
+        else { return (PhotoMetadata(), text) }
+        let yaml = lines[1..<end].joined(separator: "\n")
+        let body = lines[(end + 1)...].joined(separator: "\n")
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch {
+            warnings.append("\(shown): its front matter is not YAML (\(error)); only its text was read")
+            return (PhotoMetadata(), body)
+        }
+        guard let mapping = node?.mapping else {
+            if node != nil { warnings.append("\(shown): its front matter is not a list of `key: value`; ignored") }
+            return (PhotoMetadata(), body)
+        }
+        var fields = PhotoMetadata()
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.string else { continue }
+            func text() -> String? {
+                guard let text = value.scalar?.string else {
+                    warnings.append("\(shown): `\(key)` is not text; ignored")
+                    return nil
+                }
+                return text
+            }
+            switch key {
+            case "title": fields.title = text()
+            case "description": fields.description = text()
+            case "alt": fields.alt = text()
+            case "creator": fields.creator = text()
+            case "rights": fields.rights = text()
+            case "licence", "license": fields.licence = text()
+            case "rating":
+                fields.rating = text().flatMap { Int($0) }
+            case "date":
+                if let date = text() {
+                    fields.taken = CaptureTime.parse(date)
+                    if fields.taken == nil {
+                        warnings.append(
+                            "\(shown): `date` \"\(date.prefix(40))\" is not a date (2024-05-01 14:32); ignored")
+                    }
+                }
+            case "keywords":
+                if let list = value.sequence {
+                    fields.keywords = list.compactMap { $0.scalar?.string }
+                } else if let line = text() {
+                    fields.keywords = line.split(separator: ",").map { String($0) }
+                }
+            default:
+                warnings.append(
+                    "\(shown): unknown front matter key `\(key)`; use \(Self.frontMatterKeys.joined(separator: ", "))")
+            }
+        }
+        return (fields, body)
+    }
+}

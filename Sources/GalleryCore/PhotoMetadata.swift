@@ -1,0 +1,232 @@
+/// What a photo says about itself, as its photographer wrote it: into the file (EXIF, IPTC,
+/// XMP), into a sidecar beside it, or into the feed. Every value is untrusted text, cleaned and
+/// bounded on the way in (``PhotoMetadata/bounded()``) and escaped on output. No place: GPS is
+/// never read.
+package struct PhotoMetadata: Sendable, Hashable, Codable {
+    package var title: String?
+    /// The caption, plain text (a Markdown sidecar's caption is ``Photo/captionMarkdown``).
+    package var description: String?
+    /// What a reader who cannot see the photo is told (IPTC's Alt Text (Accessibility)).
+    package var alt: String?
+    package var keywords: [String]
+    package var taken: CaptureTime?
+    /// 1 to 5 stars; nil when unrated (0) or rejected (-1).
+    package var rating: Int?
+    package var creator: String?
+    /// The copyright notice, as written (`© 2024 Ada Lovelace`).
+    package var rights: String?
+    /// The licence's page (http or https): Creative Commons' `cc:license`, else
+    /// `xmpRights:WebStatement`.
+    package var licence: String?
+
+    package init(
+        title: String? = nil, description: String? = nil, alt: String? = nil, keywords: [String] = [],
+        taken: CaptureTime? = nil, rating: Int? = nil, creator: String? = nil, rights: String? = nil,
+        licence: String? = nil
+    ) {
+        self.title = title
+        self.description = description
+        self.alt = alt
+        self.keywords = keywords
+        self.taken = taken
+        self.rating = rating
+        self.creator = creator
+        self.rights = rights
+        self.licence = licence
+    }
+
+    /// Nothing said.
+    package var isEmpty: Bool { self == PhotoMetadata() }
+
+    package enum CodingKeys: String, CodingKey {
+        case title, description, alt, keywords, taken, rating, creator, rights, licence
+    }
+
+    /// Written as the manifest writes it: absent values and an empty keyword list left out.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encodeIfPresent(description, forKey: .description)
+        try container.encodeIfPresent(alt, forKey: .alt)
+        if !keywords.isEmpty { try container.encode(keywords, forKey: .keywords) }
+        try container.encodeIfPresent(taken, forKey: .taken)
+        try container.encodeIfPresent(rating, forKey: .rating)
+        try container.encodeIfPresent(creator, forKey: .creator)
+        try container.encodeIfPresent(rights, forKey: .rights)
+        try container.encodeIfPresent(licence, forKey: .licence)
+    }
+
+    /// Read back through ``bounded()``: a record is as untrusted as the photo it came from.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self = PhotoMetadata(
+            title: try container.decodeIfPresent(String.self, forKey: .title),
+            description: try container.decodeIfPresent(String.self, forKey: .description),
+            alt: try container.decodeIfPresent(String.self, forKey: .alt),
+            keywords: try container.decodeIfPresent([String].self, forKey: .keywords) ?? [],
+            taken: try container.decodeIfPresent(CaptureTime.self, forKey: .taken),
+            rating: try container.decodeIfPresent(Int.self, forKey: .rating),
+            creator: try container.decodeIfPresent(String.self, forKey: .creator),
+            rights: try container.decodeIfPresent(String.self, forKey: .rights),
+            licence: try container.decodeIfPresent(String.self, forKey: .licence)
+        ).bounded()
+    }
+
+    /// Each field of `self`, else the same field of `other`: `self` is the source that wins.
+    package func filled(from other: PhotoMetadata) -> PhotoMetadata {
+        PhotoMetadata(
+            title: title ?? other.title, description: description ?? other.description, alt: alt ?? other.alt,
+            keywords: keywords.isEmpty ? other.keywords : keywords, taken: taken ?? other.taken,
+            rating: rating ?? other.rating, creator: creator ?? other.creator, rights: rights ?? other.rights,
+            licence: licence ?? other.licence)
+    }
+
+    /// The longest title, alt text, creator and rights kept, in characters.
+    package static let lineLimit = 300
+    /// The longest description kept.
+    package static let textLimit = 5_000
+    /// The most keywords kept, and the longest.
+    package static let keywordLimit = 100
+    package static let keywordLengthLimit = 100
+
+    /// The values as a page may carry them: control characters dropped (a description keeps its
+    /// line breaks), white space trimmed, empty values gone, lengths bounded, keywords unique in
+    /// their first spelling, a licence only when it is an http(s) URL, a rating only 1 to 5.
+    package func bounded() -> PhotoMetadata {
+        func line(_ text: String?) -> String? {
+            guard let text else { return nil }
+            let cleaned = text.cleanedLine().trimmingWhitespace()
+            guard !cleaned.isVisiblyEmpty else { return nil }
+            return cleaned.count > Self.lineLimit ? String(cleaned.prefix(Self.lineLimit)) + "…" : cleaned
+        }
+        var seen: Set<String> = []
+        var keywords: [String] = []
+        for keyword in self.keywords {
+            guard keywords.count < Self.keywordLimit, let word = line(keyword),
+                word.count <= Self.keywordLengthLimit, seen.insert(word.lowercased()).inserted
+            else { continue }
+            keywords.append(word)
+        }
+        let licence = line(licence).flatMap { text -> String? in
+            let lower = text.lowercased()
+            guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), !text.contains(" ") else { return nil }
+            return text
+        }
+        return PhotoMetadata(
+            title: line(title), description: description.flatMap(Self.paragraphs), alt: line(alt),
+            keywords: keywords, taken: taken, rating: rating.flatMap { (1...5).contains($0) ? $0 : nil },
+            creator: line(creator), rights: line(rights), licence: licence)
+    }
+
+    /// Text that keeps its line breaks (as `\n`), each line cleaned; nil when it shows nothing.
+    static func paragraphs(_ text: String) -> String? {
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+            .map { $0.cleanedLine().trimmingWhitespace() }
+        let joined = lines.joined(separator: "\n").trimmingWhitespace()
+        guard !joined.isVisiblyEmpty else { return nil }
+        return joined.count > textLimit ? String(joined.prefix(textLimit)) + "…" : joined
+    }
+}
+
+/// When a photo was taken: the camera's local date and time, and its offset from UTC when the
+/// photo recorded one (EXIF 2.31's OffsetTimeOriginal, an XMP date with a zone).
+package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
+    /// `2024-05-01T14:32:10`, to the second (`:00` where the source gave only minutes).
+    package var local: String
+    /// `+02:00`, `-05:30` or `Z`; nil when unknown.
+    package var offset: String?
+
+    package init?(local: String, offset: String? = nil) {
+        guard Self.isLocalDateTime(local) else { return nil }
+        self.local = local
+        self.offset = offset.flatMap(Self.offsetMinutes) != nil ? offset : nil
+    }
+
+    /// `2024-05-01`.
+    package var day: String { String(local.prefix(10)) }
+
+    package enum CodingKeys: String, CodingKey {
+        case local, offset
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let local = try container.decode(String.self, forKey: .local)
+        guard let time = CaptureTime(local: local, offset: try container.decodeIfPresent(String.self, forKey: .offset))
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .local, in: container, debugDescription: "not a date and time (YYYY-MM-DDTHH:MM:SS)")
+        }
+        self = time
+    }
+
+    /// Seconds since 1970 in UTC when the offset is known, else the local time read as if it
+    /// were UTC (the best guess a gallery of one trip can make): what photos are sorted by.
+    package var instant: Int {
+        let numbers = local.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
+        guard numbers.count == 6 else { return 0 }
+        let days = CivilDate.daysFromCivil(year: numbers[0], month: numbers[1], day: numbers[2])
+        let minutes = offset.flatMap(Self.offsetMinutes) ?? 0
+        return days * 86_400 + numbers[3] * 3_600 + numbers[4] * 60 + numbers[5] - minutes * 60
+    }
+
+    package static func < (lhs: CaptureTime, rhs: CaptureTime) -> Bool {
+        (lhs.instant, lhs.local, lhs.offset ?? "") < (rhs.instant, rhs.local, rhs.offset ?? "")
+    }
+
+    /// Reads `2024:05:01 14:32:10` (EXIF), `2024-05-01T14:32:10+02:00`, `2024-05-01T14:32`,
+    /// `2024-05-01` (XMP and front matter, ISO 8601), with `offset` from a separate field.
+    package static func parse(_ text: String, offset separateOffset: String? = nil) -> CaptureTime? {
+        var text = text.trimmingWhitespace()
+        guard text.utf8.count >= 10, text.utf8.count <= 40, text.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var offset = separateOffset?.trimmingWhitespace()
+        // A zone at the end: Z, or ±HH:MM after the time.
+        if text.hasSuffix("Z") {
+            offset = offset ?? "Z"
+            text.removeLast()
+        } else if text.count > 16, let sign = text.lastIndex(where: { $0 == "+" || $0 == "-" }),
+            text.distance(from: text.startIndex, to: sign) >= 16
+        {
+            offset = offset ?? String(text[sign...])
+            text = String(text[..<sign])
+        }
+        let day = String(text.prefix(10).map { $0 == ":" ? "-" : $0 })
+        var time = text.count > 11 ? String(text.dropFirst(11)) : "00:00:00"
+        // Fractions of a second are dropped.
+        if let dot = time.firstIndex(of: ".") { time = String(time[..<dot]) }
+        if time.count == 5 { time += ":00" }
+        let separator = text.count > 10 ? text[text.index(text.startIndex, offsetBy: 10)] : "T"
+        guard separator == "T" || separator == " " else { return nil }
+        return CaptureTime(local: day + "T" + time, offset: offset)
+    }
+
+    private static func isLocalDateTime(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 19 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            switch index {
+            case 4, 7: guard byte == UInt8(ascii: "-") else { return false }
+            case 10: guard byte == UInt8(ascii: "T") else { return false }
+            case 13, 16: guard byte == UInt8(ascii: ":") else { return false }
+            default: guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return false }
+            }
+        }
+        let numbers = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
+        guard numbers.count == 6, numbers[0] > 0, (1...12).contains(numbers[1]),
+            (1...CivilDate.daysIn(month: numbers[1], year: numbers[0])).contains(numbers[2])
+        else { return false }
+        return numbers[3] < 24 && numbers[4] < 60 && numbers[5] < 61
+    }
+
+    /// `+02:00` -> 120, `Z` -> 0; nil when it is no offset.
+    static func offsetMinutes(_ text: String) -> Int? {
+        if text == "Z" { return 0 }
+        let bytes = Array(text.utf8)
+        guard bytes.count == 6, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-"),
+            bytes[3] == UInt8(ascii: ":"), let hours = Int(text.dropFirst().prefix(2)),
+            let minutes = Int(text.suffix(2)), hours <= 14, minutes < 60
+        else { return nil }
+        let total = hours * 60 + minutes
+        return bytes[0] == UInt8(ascii: "-") ? -total : total
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+/// Photos whose metadata was written by exiftool (Debian's libimage-exiftool-perl), as the
+/// tools photographers use write it, built into a site from a folder feed with sidecars.
+@Suite(.serialized) struct WhatPhotosSayTests {
+    static var exiftool: URL? {
+        ["/usr/bin/exiftool", "/usr/local/bin/exiftool"].map(URL.init(fileURLWithPath:)).first {
+            FileManager.default.isExecutableFile(atPath: $0.path)
+        }
+    }
+
+    static func exiftool(_ arguments: [String], _ file: URL) throws {
+        let tool = try #require(exiftool, "exiftool is installed by `make test-deps`")
+        let run = try CommandRun.run(
+            tool, ["-q", "-overwrite_original", "-charset", "iptc=UTF8"] + arguments + [file.path])
+        #expect(run.status == 0, "exiftool \(arguments): \(run.standardError)")
+    }
+
+    static func photo(_ site: FixtureSite, _ name: String, shade: Int) throws -> URL {
+        let file = site.folder.file("photos/\(name)")
+        var image = TestImage(width: 160, height: 120, fill: TestImage.Color(UInt8(shade), 90, 160))
+        image.fillRect(x: shade % 140, y: 10, width: 20, height: 20, color: .white)
+        try image.saveJPEG(to: file)
+        return file
+    }
+
+    /// Four photos: one saying everything in XMP (and where it was, in GPS), one in IPTC and
+    /// EXIF, one in EXIF alone, one with sidecars that override what it says itself.
+    static func site(extraConfig: String = "") throws -> FixtureSite {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Said\nfeed: photos\nimages:\n  widths: [64, 128]\n\(extraConfig)\n", to: "gallery.yml")
+        let xmp = try photo(site, "a-xmp.jpg", shade: 40)
+        try exiftool(
+            [
+                "-XMP-dc:Title=Fjord at dawn", "-XMP-dc:Description=Mist over the water & the <hills>.",
+                "-XMP-dc:Subject=fjord", "-XMP-dc:Subject=morning", "-XMP-dc:Creator=Ada Lovelace",
+                "-XMP-dc:Rights=© 2024 Ada Lovelace",
+                "-XMP-xmpRights:WebStatement=https://creativecommons.org/licenses/by-sa/4.0/",
+                "-XMP-iptcCore:AltTextAccessibility=A grey fjord under mist", "-XMP-xmp:Rating=4",
+                "-XMP-photoshop:DateCreated=2024:05:01 14:32:10+02:00",
+                "-GPSLatitude=59.913868", "-GPSLatitudeRef=N", "-GPSLongitude=10.752245", "-GPSLongitudeRef=E",
+            ], xmp)
+        let iptc = try photo(site, "b-iptc.jpg", shade: 80)
+        try exiftool(
+            [
+                "-IPTC:ObjectName=Harbour", "-IPTC:Caption-Abstract=Boats at rest", "-IPTC:Keywords=harbour",
+                "-IPTC:Keywords=boats", "-IPTC:By-line=Grace Hopper", "-IPTC:CopyrightNotice=© Grace",
+                "-IPTC:DateCreated=2023:01:02", "-IPTC:TimeCreated=10:11:12+01:00",
+                "-EXIF:ImageDescription=Loses to IPTC", "-EXIF:DateTimeOriginal=2020:01:01 00:00:00",
+            ], iptc)
+        let exif = try photo(site, "c-exif.jpg", shade: 120)
+        try exiftool(
+            [
+                "-EXIF:ImageDescription=Only EXIF here", "-EXIF:Artist=Alan Turing", "-EXIF:Copyright=© Alan",
+                "-EXIF:DateTimeOriginal=2022:03:04 05:06:07", "-EXIF:OffsetTimeOriginal=-05:00",
+            ], exif)
+        let sidecar = try photo(site, "d-sidecar.jpg", shade: 160)
+        try exiftool(["-XMP-dc:Title=Embedded title", "-XMP-dc:Creator=Embedded creator"], sidecar)
+        try site.folder.write(
+            """
+            ---
+            title: Told by the sidecar
+            keywords: [sidecar, told]
+            date: 2021-06-07 08:09
+            ---
+            A *Markdown* caption with <script>alert(1)</script> in it.
+            """, to: "photos/d-sidecar.md")
+        // darktable's name for a sidecar: the whole file name, then .xmp.
+        try site.folder.write(
+            """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+             xmp:Rating="5"><dc:rights><rdf:Alt><rdf:li xml:lang="x-default">From the XMP sidecar</rdf:li></rdf:Alt></dc:rights>
+            </rdf:Description></rdf:RDF></x:xmpmeta>
+            """, to: "photos/d-sidecar.jpg.xmp")
+        return site
+    }
+
+    static func page(_ site: FixtureSite, containing text: String) throws -> String {
+        for path in site.folder.allFiles(under: "public/photos") where path.hasSuffix(".html") {
+            let html = try String(contentsOf: site.folder.file("public/photos/\(path)"), encoding: .utf8)
+            if html.contains(text) { return html }
+        }
+        Issue.record("no photo page contains \(text)")
+        return ""
+    }
+
+    @Test func eachFieldFromEachSourceReachesThePhotoPage() throws {
+        let site = try Self.site()
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+
+        let xmp = try Self.page(site, containing: "<h1>Fjord at dawn</h1>")
+        #expect(xmp.contains(#"<div class="caption"><p>Mist over the water &amp; the &lt;hills&gt;.</p></div>"#))
+        #expect(xmp.contains(#"Taken <time datetime="2024-05-01T14:32:10+02:00">1 May 2024, 14:32</time>"#))
+        #expect(xmp.contains("<li>fjord</li><li>morning</li>"))
+        #expect(xmp.contains(#"<span class="creator">Ada Lovelace</span>"#))
+        #expect(xmp.contains(#"<span class="rights">© 2024 Ada Lovelace</span>"#))
+        #expect(
+            xmp.contains(
+                #"<a class="licence" rel="license" href="https://creativecommons.org/licenses/by-sa/4.0/">CC BY-SA 4.0</a>"#
+            ))
+        #expect(xmp.contains(#"alt="A grey fjord under mist""#))
+        try HTMLCheck.assertWellFormed(xmp)
+
+        let iptc = try Self.page(site, containing: "<h1>Harbour</h1>")
+        #expect(iptc.contains("<p>Boats at rest</p>"))
+        #expect(iptc.contains(#"<time datetime="2023-01-02T10:11:12+01:00">2 January 2023, 10:11</time>"#))
+        #expect(iptc.contains("<li>harbour</li><li>boats</li>"))
+        #expect(iptc.contains("Grace Hopper") && iptc.contains("© Grace"))
+        #expect(!iptc.contains("Loses to IPTC"))
+        // No alt text: the description's first line.
+        #expect(iptc.contains(#"alt="Boats at rest""#))
+
+        let exif = try Self.page(site, containing: "Only EXIF here")
+        #expect(exif.contains("<h1>c exif</h1>"), "the file name is the title when the photo has none")
+        #expect(exif.contains(#"<time datetime="2022-03-04T05:06:07-05:00">4 March 2022, 05:06</time>"#))
+        #expect(exif.contains("Alan Turing") && exif.contains("© Alan"))
+
+        let sidecar = try Self.page(site, containing: "<h1>Told by the sidecar</h1>")
+        #expect(sidecar.contains("<em>Markdown</em>"))
+        #expect(!sidecar.contains("<script>alert"), "a caption's raw HTML is not let through")
+        #expect(sidecar.contains("<li>sidecar</li><li>told</li>"))
+        #expect(sidecar.contains(#"<time datetime="2021-06-07T08:09:00">7 June 2021, 08:09</time>"#))
+        #expect(sidecar.contains("From the XMP sidecar"), "the XMP sidecar's rights")
+        #expect(sidecar.contains("Embedded creator"), "a field no sidecar gives comes from the photo")
+        #expect(!sidecar.contains("Embedded title"))
+    }
+
+    /// Where a photo was taken is never read: no coordinate, in any form, in any file.
+    @Test func noCoordinateReachesAnyFile() throws {
+        let site = try Self.site(extraConfig: "exif: true")
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let files = site.folder.allFiles(under: "public")
+        #expect(files.count > 10)
+        for path in files {
+            let data = try Data(contentsOf: site.folder.file("public/\(path)"))
+            let text = String(decoding: data, as: UTF8.self)
+            for needle in ["59.91", "10.75", "59,", "GPS", "59 deg", "N 59"] {
+                #expect(!text.contains(needle), "\(path) holds \(needle)")
+            }
+            // A thumbnail carries no metadata at all.
+            if path.hasPrefix("images/") {
+                for block in ["Exif", "XMP ", "http://ns.adobe.com"] {
+                    #expect(!text.contains(block), "\(path) carries \(block)")
+                }
+            }
+        }
+    }
+
+    @Test func sortedByTimeTakenEitherWayTiesInFeedOrder() throws {
+        for (order, titles) in [
+            ("oldest", ["Told by the sidecar", "c exif", "Harbour", "Fjord at dawn"]),
+            ("newest", ["Fjord at dawn", "Harbour", "c exif", "Told by the sidecar"]),
+        ] {
+            let site = try Self.site(extraConfig: "sort: \(order)")
+            // A photo that says nothing comes last.
+            _ = try Self.photo(site, "0-silent.jpg", shade: 200)
+            let run = try CommandRun.gallerygen(["build", site.url.path])
+            #expect(run.status == 0, "\(run.standardError)")
+            let html = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+            let positions = (titles + ["0 silent"]).map { title in
+                html.range(of: "<figcaption>\(title)")?.lowerBound
+            }
+            #expect(positions.allSatisfy { $0 != nil }, "\(order): \(positions)")
+            #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(order)")
+        }
+    }
+
+    /// A changed sidecar re-renders its photo's page and encodes nothing; a broken one is a
+    /// warning naming it, and the build goes on.
+    @Test func aSidecarChangeRendersAndEncodesNothing() throws {
+        let site = try Self.site()
+        let report = site.folder.file("report.json")
+        #expect(try CommandRun.gallerygen(["build", site.url.path]).status == 0)
+        try site.folder.write("---\ntitle: Retold\n---\n", to: "photos/d-sidecar.md")
+        try site.folder.write("<x:xmpmeta><rdf:RDF>", to: "photos/d-sidecar.jpg.xmp")
+        let run = try CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("d-sidecar.jpg.xmp: its XMP is not well-formed XML"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        let counts = try #require(json?["counts"] as? [String: Any])
+        #expect(counts["processed"] as? Int == 0)
+        #expect(try Self.page(site, containing: "<h1>Retold</h1>").contains("Embedded creator"))
+    }
+
+    /// A photo whose XMP block is not XML, or is huge, is a warning naming it, never a failure.
+    @Test func brokenEmbeddedMetadataIsAWarning() throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Broken\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        let file = try Self.photo(site, "broken-xmp.jpg", shade: 60)
+        var jpeg = try Data(contentsOf: file)
+        // An APP1 XMP segment right after the start of image, holding no well-formed XML.
+        let payload = Data("http://ns.adobe.com/xap/1.0/\0<x:xmpmeta><rdf:RDF><oops".utf8)
+        let length = payload.count + 2
+        jpeg.insert(contentsOf: [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload, at: 2)
+        try jpeg.write(to: file)
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("broken-xmp.jpg: its XMP is not well-formed XML"), "\(run.standardError)")
+        #expect(site.folder.allFiles(under: "public/photos").count == 1)
+    }
+}

@@ -1,0 +1,78 @@
+import BuildStore
+import Foundation
+import GalleryCore
+import GalleryJSON
+import Reporting
+import TestSupport
+import Testing
+
+@testable import GalleryBuild
+
+/// What the photos say, through the build: kept with the thumbnail sets, read once for sets
+/// made before gallerygen read it, and what pages and the manifest carry.
+@Suite struct PhotoMetadataBuildTests {
+    func build(_ site: FixtureSite) async throws -> BuildReport {
+        try await SiteBuilder(siteDirectory: site.url, options: BuildOptions()).build().report
+    }
+
+    /// A site of two photos whose EXIF says what they are.
+    func site() throws -> FixtureSite {
+        let site = try FixtureSite(count: 2, titles: ["", ""])
+        for index in 1...2 {
+            let image = TestImage(width: 160, height: 120, fill: TestImage.Color(UInt8(60 * index), 90, 160))
+            try image.saveJPEG(
+                to: site.folder.file("photos/p\(index).jpg"),
+                exif: [
+                    "exif-ifd0-ImageDescription": "Caption \(index)",
+                    "exif-ifd2-DateTimeOriginal": "2024:05:0\(index) 10:00:00",
+                ])
+        }
+        return site
+    }
+
+    func page(_ site: FixtureSite, _ text: String) throws -> Bool {
+        try site.folder.allFiles(under: "public/photos").contains { path in
+            try String(contentsOf: site.folder.file("public/photos/\(path)"), encoding: .utf8).contains(text)
+        }
+    }
+
+    @Test func setsMadeBeforeMetadataWasReadGetItFromTheirOriginalsWithoutEncoding() async throws {
+        let site = try site()
+        let first = try await build(site)
+        #expect(first.counts.processed == 2)
+        #expect(try page(site, "<p>Caption 1</p>") && page(site, "<p>Caption 2</p>"))
+
+        // The store as a build before this version left it: no set says it was read.
+        let file = site.folder.file(".gallerygen-cache/v1/\(BuildStore.fileName)")
+        let store = BuildStore.open(at: file).store
+        let keys = try store.renditionSetSummaries().map(\.key)
+        var records = try await store.renditionSets(keys: keys)
+        #expect(records.count == 2 && records.values.allSatisfy { $0.image.metadata?.description != nil })
+        for key in keys { records[key]?.image.metadata = nil }
+        try await store.saveRenditionSets(records.map { ($0.key, $0.value) })
+        #expect(try await store.renditionSets(keys: keys).values.allSatisfy { $0.image.metadata == nil })
+        store.close()
+        // And pages made before: they must be made again with what the photos say.
+        try FileManager.default.removeItem(at: site.folder.file("public"))
+
+        let upgraded = try await build(site)
+        #expect(upgraded.counts.processed == 0, "nothing is encoded again")
+        #expect(try page(site, "<p>Caption 1</p>") && page(site, "<p>Caption 2</p>"))
+        let reopened = BuildStore.open(at: file).store
+        defer { reopened.close() }
+        let read = try await reopened.renditionSets(keys: keys)
+        #expect(read.values.compactMap { $0.image.metadata?.description }.sorted() == ["Caption 1", "Caption 2"])
+        #expect(read.values.allSatisfy { $0.image.metadata?.taken != nil })
+    }
+
+    @Test func theManifestCarriesWhatThePhotosSay() async throws {
+        let site = try site()
+        _ = try await build(site)
+        let manifest = try Manifest.decode(Data(contentsOf: site.folder.file("public/\(Manifest.fileName)")))
+        #expect(manifest.photos.compactMap { $0.metadata?.description }.sorted() == ["Caption 1", "Caption 2"])
+        #expect(
+            manifest.photos.compactMap { $0.metadata?.taken?.local }.sorted() == [
+                "2024-05-01T10:00:00", "2024-05-02T10:00:00",
+            ])
+    }
+}

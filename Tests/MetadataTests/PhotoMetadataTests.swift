@@ -1,0 +1,75 @@
+import Foundation
+import GalleryCore
+import Testing
+
+@Suite struct PhotoMetadataTests {
+    @Test(
+        arguments: [
+            ("2024:05:01 14:32:10", nil, "2024-05-01T14:32:10", nil),
+            ("2024:05:01 14:32:10", "+02:00", "2024-05-01T14:32:10", "+02:00"),
+            ("2024-05-01T14:32:10.5-05:30", nil, "2024-05-01T14:32:10", "-05:30"),
+            ("2024-05-01T14:32Z", nil, "2024-05-01T14:32:00", "Z"),
+            ("2024-05-01", nil, "2024-05-01T00:00:00", nil),
+            ("2024-05-01 14:32", nil, "2024-05-01T14:32:00", nil),
+        ] as [(String, String?, String, String?)])
+    func readsTheDateForms(text: String, offset: String?, local: String, zone: String?) {
+        let time = CaptureTime.parse(text, offset: offset)
+        #expect(time?.local == local)
+        #expect(time?.offset == zone)
+    }
+
+    @Test(arguments: ["0000:00:00 00:00:00", "2024:13:01 10:00:00", "2023-02-29", "yesterday", "2024-05-01X10:00", ""])
+    func refusesWhatIsNoDate(text: String) {
+        #expect(CaptureTime.parse(text) == nil)
+    }
+
+    @Test func ordersByTheInstantWhenTheOffsetIsKnown() throws {
+        // 10:00 in Oslo (+02:00) is 08:00 UTC; 09:00 in London (+01:00) is 08:00 UTC too, later
+        // than 07:30 UTC.
+        let oslo = try #require(CaptureTime.parse("2024-05-01T10:00:00+02:00"))
+        let london = try #require(CaptureTime.parse("2024-05-01T08:30:00+01:00"))
+        #expect(london < oslo)
+        #expect(oslo.instant - london.instant == 30 * 60)
+        // A bad offset is dropped, not trusted.
+        #expect(CaptureTime.parse("2024-05-01T10:00:00", offset: "+25:00")?.offset == nil)
+    }
+
+    @Test func boundsHostileText() {
+        let long = String(repeating: "a", count: 10_000)
+        let said = PhotoMetadata(
+            title: "  Fjord\u{0}\u{7}at\u{202E}dawn \n", description: "First line\r\nsecond\u{1B}[31m\n\n\nthird",
+            alt: "\u{200B}", keywords: ["a", "A", " ", long, "b"], rating: 9, creator: long,
+            licence: "javascript:alert(1)"
+        ).bounded()
+        #expect(said.title == "Fjordat\u{202E}dawn")
+        #expect(said.description == "First line\nsecond[31m\n\n\nthird")
+        #expect(said.alt == nil)
+        #expect(said.keywords == ["a", "b"])
+        #expect(said.rating == nil)
+        #expect(said.creator?.count == PhotoMetadata.lineLimit + 1)
+        #expect(said.licence == nil)
+        #expect(PhotoMetadata(description: long + long).bounded().description?.count == PhotoMetadata.textLimit + 1)
+    }
+
+    @Test func theFirstSourceWinsFieldByField() {
+        let sidecar = PhotoMetadata(title: "Sidecar", keywords: [])
+        let embedded = PhotoMetadata(title: "Embedded", description: "Embedded text", keywords: ["k"], rating: 3)
+        let merged = sidecar.filled(from: embedded)
+        #expect(merged == PhotoMetadata(title: "Sidecar", description: "Embedded text", keywords: ["k"], rating: 3))
+    }
+
+    @Test func roundTripsThroughJSON() throws {
+        let said = PhotoMetadata(
+            title: "T", description: "D\nE", alt: "A", keywords: ["x", "y"],
+            taken: CaptureTime(local: "2024-05-01T14:32:10", offset: "+02:00"), rating: 5, creator: "C", rights: "R",
+            licence: "https://example.com/l")
+        let data = try JSONEncoder().encode(said)
+        #expect(try JSONDecoder().decode(PhotoMetadata.self, from: data) == said)
+        #expect(String(decoding: try JSONEncoder().encode(PhotoMetadata()), as: UTF8.self) == "{}")
+        // A record is untrusted: a bad date fails it, a bad rating is dropped.
+        #expect(throws: (any Error).self) {
+            try JSONDecoder().decode(PhotoMetadata.self, from: Data(#"{"taken":{"local":"soon"}}"#.utf8))
+        }
+        #expect(try JSONDecoder().decode(PhotoMetadata.self, from: Data(#"{"rating":-1}"#.utf8)).rating == nil)
+    }
+}

@@ -1,0 +1,106 @@
+import GalleryCore
+import Metadata
+import Testing
+
+@Suite struct XMPPacketTests {
+    /// As Lightroom Classic writes a sidecar: element form, lists, a zone on the date.
+    static let lightroom = """
+        <?xpacket begin="\u{FEFF}" id="W5M0MpCehiHzreSzNTczkc9d"?>
+        <x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="Adobe XMP Core 7.0-c000">
+         <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+          <rdf:Description rdf:about=""
+            xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+            xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/"
+            xmlns:dc="http://purl.org/dc/elements/1.1/"
+            xmlns:lr="http://ns.adobe.com/lightroom/1.0/"
+            xmlns:xmpRights="http://ns.adobe.com/xap/1.0/rights/"
+            xmlns:Iptc4xmpCore="http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/"
+           xmp:Rating="4"
+           photoshop:DateCreated="2024-05-01T14:32:10.25+02:00"
+           xmpRights:WebStatement="https://example.com/licence">
+           <dc:title><rdf:Alt><rdf:li xml:lang="de">Fjord</rdf:li><rdf:li xml:lang="x-default">Fjord at dawn</rdf:li></rdf:Alt></dc:title>
+           <dc:description><rdf:Alt><rdf:li xml:lang="x-default">Mist over the water &amp; the &lt;hills&gt;.</rdf:li></rdf:Alt></dc:description>
+           <dc:subject><rdf:Bag><rdf:li>fjord</rdf:li><rdf:li>morning</rdf:li></rdf:Bag></dc:subject>
+           <lr:hierarchicalSubject><rdf:Bag><rdf:li>Places|Europe|Norway</rdf:li><rdf:li>darktable|format|jpg</rdf:li></rdf:Bag></lr:hierarchicalSubject>
+           <dc:creator><rdf:Seq><rdf:li>Ada Lovelace</rdf:li></rdf:Seq></dc:creator>
+           <dc:rights><rdf:Alt><rdf:li xml:lang="x-default">© 2024 Ada Lovelace</rdf:li></rdf:Alt></dc:rights>
+           <Iptc4xmpCore:AltTextAccessibility><rdf:Alt><rdf:li xml:lang="x-default">A grey fjord under mist</rdf:li></rdf:Alt></Iptc4xmpCore:AltTextAccessibility>
+          </rdf:Description>
+         </rdf:RDF>
+        </x:xmpmeta>
+        <?xpacket end="w"?>
+        """
+
+    @Test func readsEveryFieldLightroomWrites() {
+        let packet = XMPPacket(bytes: Array(Self.lightroom.utf8))
+        #expect(packet.warnings.isEmpty)
+        let said = packet.metadata
+        #expect(said.title == "Fjord at dawn")
+        #expect(said.description == "Mist over the water & the <hills>.")
+        #expect(said.alt == "A grey fjord under mist")
+        #expect(said.keywords == ["fjord", "morning", "Norway"])
+        #expect(said.taken == CaptureTime(local: "2024-05-01T14:32:10", offset: "+02:00"))
+        #expect(said.rating == 4)
+        #expect(said.creator == "Ada Lovelace")
+        #expect(said.rights == "© 2024 Ada Lovelace")
+        #expect(said.licence == "https://example.com/licence")
+    }
+
+    /// Prefixes are the writer's choice: properties are matched by namespace.
+    @Test func matchesByNamespaceNotPrefix() {
+        let text = """
+            <r:RDF xmlns:r="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><r:Description
+             xmlns:d="http://purl.org/dc/elements/1.1/" xmlns:cc="http://creativecommons.org/ns#"
+             xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:DateTimeOriginal="2023-12-31T23:59:59">
+            <d:title>Plain title</d:title>
+            <cc:license r:resource="https://creativecommons.org/licenses/by-sa/4.0/"/>
+            <dc:title xmlns:dc="urn:not-dublin-core">Not this</dc:title>
+            </r:Description></r:RDF>
+            """
+        let said = XMPPacket(bytes: Array(text.utf8)).metadata
+        #expect(said.title == "Plain title")
+        #expect(said.licence == "https://creativecommons.org/licenses/by-sa/4.0/")
+        #expect(said.taken?.local == "2023-12-31T23:59:59")
+        #expect(said.taken?.offset == nil)
+    }
+
+    /// JPEG puts the namespace and a NUL before the packet; libvips may keep them.
+    @Test func skipsTheSegmentHeader() {
+        let bytes = Array("http://ns.adobe.com/xap/1.0/\0".utf8) + Array(Self.lightroom.utf8) + [0, 0x20, 0x20]
+        let packet = XMPPacket(bytes: bytes)
+        #expect(packet.warnings.isEmpty)
+        #expect(packet.metadata.title == "Fjord at dawn")
+    }
+
+    @Test(arguments: [
+        ("<x:xmpmeta><rdf:RDF>", "not well-formed"),
+        ("<!DOCTYPE x [<!ENTITY a \"aaaa\">]><x>&a;</x>", "not well-formed"),
+        ("<a>&unknown;</a>", "not well-formed"),
+        ("<a></b>", "not well-formed"),
+        ("no xml here", "holds no XML"),
+        (String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100), "not well-formed"),
+    ])
+    func brokenPacketsAreWarnings(text: String, warning: String) {
+        let packet = XMPPacket(bytes: Array(text.utf8))
+        #expect(packet.metadata.isEmpty)
+        #expect(packet.warnings.count == 1)
+        #expect(packet.warnings.first?.contains(warning) == true, "\(packet.warnings)")
+    }
+
+    @Test func badUTF8IsAWarningAndTheRestIsRead() {
+        var bytes = Array(
+            #"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Caf"#
+                .utf8)
+        bytes += [0xE9]  // Latin-1 é
+        bytes += Array("</dc:title></rdf:Description></rdf:RDF>".utf8)
+        let packet = XMPPacket(bytes: bytes)
+        #expect(packet.warnings == ["its XMP is not valid UTF-8; the bad bytes were replaced"])
+        #expect(packet.metadata.title == "Caf\u{FFFD}")
+    }
+
+    @Test func anOversizedPacketIsNotRead() {
+        let packet = XMPPacket(bytes: [UInt8](repeating: 0x20, count: XMPPacket.sizeLimit + 1))
+        #expect(packet.metadata.isEmpty)
+        #expect(packet.warnings.first?.contains("over the 2 MiB read") == true)
+    }
+}
