@@ -32,7 +32,8 @@ struct EntryResolver {
                 album: fields.album.flatMap { $0.isEmpty ? nil : $0 },
                 link: fields.link.flatMap(webLink),
                 date: fields.date.flatMap(FeedDate.parse),
-                hasFeedID: fields.id != nil
+                hasFeedID: fields.id != nil,
+                metadata: fields.metadata
             )
         )
     }
@@ -84,6 +85,8 @@ private struct Fields {
     var id: String?
     var link: String?
     var date: String?
+    /// What the entry says about the photo besides its title (bounded by ``Photo``).
+    var metadata = PhotoMetadata()
 
     init(entry: JSONValue, shape: FeedShape) {
         switch shape {
@@ -102,6 +105,11 @@ private struct Fields {
             id = entry["trackId"]?.text ?? entry["collectionId"]?.text
             link = entry["trackViewUrl"]?.text ?? entry["collectionViewUrl"]?.text
             date = entry["releaseDate"]?.text
+            metadata = PhotoMetadata(
+                description: entry["longDescription"]?.text ?? entry["shortDescription"]?.text
+                    ?? entry["description"]?.text,
+                keywords: entry["primaryGenreName"]?.text.map { [$0] } ?? [], creator: entry["artistName"]?.text,
+                rights: entry["copyright"]?.text)
         case .jsonFeed:
             let attachment = entry["attachments"]?.arrayValue?.first {
                 $0["mime_type"]?.text?.lowercased().hasPrefix("image/") == true
@@ -112,11 +120,17 @@ private struct Fields {
             id = entry["id"]?.text
             link = entry["url"]?.text
             date = entry["date_published"]?.text ?? entry["date_modified"]?.text
+            // JSON Feed 1.1's `authors`, 1.0's `author`; a summary that is not the title is the caption.
+            let author = entry["authors"]?.arrayValue?.first ?? entry["author"]
+            metadata = PhotoMetadata(
+                description: entry["content_text"]?.text ?? (entry["title"] != nil ? entry["summary"]?.text : nil),
+                keywords: Self.keywords(entry["tags"]), creator: author?["name"]?.text)
         case .list:
             image = entry["imageUrl"]?.text
             imageFieldName = "imageUrl"
             title = entry["title"]?.text
             date = entry["date"]?.text
+            metadata = Self.metadata(of: entry) { entry[$0] }
         case .mapped(let fields):
             image = entry.value(atPath: fields.image)?.text
             imageFieldName = fields.image
@@ -125,7 +139,30 @@ private struct Fields {
             id = fields.id.flatMap { entry.value(atPath: $0)?.text }
             link = fields.link.flatMap { entry.value(atPath: $0)?.text }
             date = fields.date.flatMap { entry.value(atPath: $0)?.text }
+            let paths: [String: String?] = [
+                "description": fields.description, "alt": fields.alt, "keywords": fields.keywords,
+                "taken": fields.taken, "creator": fields.creator, "rights": fields.rights, "licence": fields.licence,
+            ]
+            metadata = Self.metadata(of: entry) { name in
+                guard let path = paths[name] ?? nil else { return nil }
+                return entry.value(atPath: path)
+            }
         }
+    }
+
+    /// The metadata fields of an entry, each found by `field` under its name (`description`,
+    /// `alt`, `keywords`, `taken`, `creator`, `rights`, `licence`).
+    static func metadata(of entry: JSONValue, field: (String) -> JSONValue?) -> PhotoMetadata {
+        PhotoMetadata(
+            description: field("description")?.text, alt: field("alt")?.text, keywords: keywords(field("keywords")),
+            taken: field("taken")?.text.flatMap { CaptureTime.parse($0) }, creator: field("creator")?.text,
+            rights: field("rights")?.text, licence: field("licence")?.text)
+    }
+
+    /// A list of words, or one text of words split by commas.
+    static func keywords(_ value: JSONValue?) -> [String] {
+        if let list = value?.arrayValue { return list.compactMap(\.text) }
+        return value?.text.map { $0.split(separator: ",").map(String.init) } ?? []
     }
 
     /// iTunes artwork URLs end in `100x100bb.jpg`; the same path with another size serves that size.

@@ -141,6 +141,15 @@ package struct FieldMapping: Sendable, Equatable {
     package var link: String?
     /// An RFC 3339 date (or a bare day) of publication.
     package var date: String?
+    /// What the photo says (``PhotoMetadata``): its caption, alt text, keywords (a list, or words
+    /// split by commas), the time it was taken, its creator, rights and licence's address.
+    package var description: String?
+    package var alt: String?
+    package var keywords: String?
+    package var taken: String?
+    package var creator: String?
+    package var rights: String?
+    package var licence: String?
 
     package init(
         items: String = "",
@@ -149,7 +158,9 @@ package struct FieldMapping: Sendable, Equatable {
         album: String? = nil,
         id: String? = nil,
         link: String? = nil,
-        date: String? = nil
+        date: String? = nil,
+        description: String? = nil, alt: String? = nil, keywords: String? = nil, taken: String? = nil,
+        creator: String? = nil, rights: String? = nil, licence: String? = nil
     ) {
         self.items = items
         self.image = image
@@ -158,6 +169,13 @@ package struct FieldMapping: Sendable, Equatable {
         self.id = id
         self.link = link
         self.date = date
+        self.description = description
+        self.alt = alt
+        self.keywords = keywords
+        self.taken = taken
+        self.creator = creator
+        self.rights = rights
+        self.licence = licence
     }
 }
 

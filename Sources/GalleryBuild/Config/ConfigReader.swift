@@ -10,7 +10,10 @@ struct ConfigReader {
         "exif", "grid", "sort", "host_files", "seed", "remote_cache", "follow_symlinks",
     ]
     static let feedKeys = ["url", "format", "fields"]
-    static let fieldKeys = ["items", "image", "title", "album", "id", "link", "date"]
+    static let fieldKeys = [
+        "items", "image", "title", "album", "id", "link", "date", "description", "alt", "keywords", "taken", "creator",
+        "rights", "licence",
+    ]
     static let imageKeys = ["widths", "formats", "quality", "effort"]
 
     let name: String
@@ -135,7 +138,10 @@ struct ConfigReader {
                 album: try optional("album"),
                 id: try optional("id"),
                 link: try optional("link"),
-                date: try optional("date")
+                date: try optional("date"),
+                description: try optional("description"), alt: try optional("alt"),
+                keywords: try optional("keywords"), taken: try optional("taken"), creator: try optional("creator"),
+                rights: try optional("rights"), licence: try optional("licence")
             )
         }
         return settings

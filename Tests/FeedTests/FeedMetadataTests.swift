@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+@testable import Feed
+@testable import GalleryCore
+
+/// What a feed says about each photo besides its title, in each shape that carries it.
+@Suite struct FeedMetadataTests {
+    let remote = URL(string: "https://api.example.com/v1/feed.json")!
+
+    func read(_ json: String, fields: FieldMapping? = nil) throws -> FeedDocument {
+        let reader = FeedReader(configuration: .init(fields: fields, largestWidth: 1600))
+        return try reader.document(from: Data(json.utf8), location: remote, name: "feed.json")
+    }
+
+    @Test func aMappedFeedNamesEveryField() throws {
+        let fields = FieldMapping(
+            items: "data", image: "media.large", title: "name", description: "text.caption", alt: "text.alt",
+            keywords: "tags", taken: "exif.taken", creator: "by.name", rights: "legal.rights", licence: "legal.url")
+        let document = try read(
+            """
+            {"data": [
+              {"media": {"large": "https://cdn.example.com/a.jpg"}, "name": "Fjord",
+               "text": {"caption": "Mist\\nover water", "alt": "A grey fjord"}, "tags": ["fjord", "mist"],
+               "exif": {"taken": "2024-05-01T14:32:10+02:00"}, "by": {"name": "Ada"},
+               "legal": {"rights": "© Ada", "url": "https://creativecommons.org/licenses/by/4.0/"}},
+              {"media": {"large": "https://cdn.example.com/b.jpg"}, "tags": "one, two,,three",
+               "legal": {"url": "javascript:alert(1)"}, "exif": {"taken": "not a date"}}
+            ]}
+            """, fields: fields)
+        #expect(
+            document.photos[0].metadata
+                == PhotoMetadata(
+                    description: "Mist\nover water", alt: "A grey fjord", keywords: ["fjord", "mist"],
+                    taken: CaptureTime(local: "2024-05-01T14:32:10", offset: "+02:00"), creator: "Ada",
+                    rights: "© Ada", licence: "https://creativecommons.org/licenses/by/4.0/"))
+        // Words split by commas; a licence that is no web address and a date that is none are dropped.
+        #expect(document.photos[1].metadata == PhotoMetadata(keywords: ["one", "two", "three"]))
+    }
+
+    @Test func aListFeedCarriesTheFieldsByTheirNames() throws {
+        let document = try read(
+            """
+            [{"title": "Harbour", "imageUrl": "https://cdn.example.com/h.jpg", "description": "Boats",
+              "keywords": ["harbour"], "taken": "2023:01:02 10:11:12", "creator": "Grace",
+              "licence": "https://example.org/licence"}]
+            """)
+        let said = document.photos[0].metadata
+        #expect(said.description == "Boats" && said.keywords == ["harbour"] && said.creator == "Grace")
+        #expect(said.taken?.local == "2023-01-02T10:11:12")
+        #expect(said.licence == "https://example.org/licence")
+    }
+
+    @Test func jsonFeedAndITunesMapWhatTheyCarry() throws {
+        let feed = try read(
+            """
+            {"version": "https://jsonfeed.org/version/1.1", "title": "Blog", "items": [
+              {"id": "1", "title": "Ridge", "summary": "Above the clouds", "content_text": "A long walk up.",
+               "image": "https://cdn.example.com/r.jpg", "tags": ["hills"], "authors": [{"name": "Ada"}]},
+              {"id": "2", "summary": "Only a summary", "image": "https://cdn.example.com/s.jpg"}]}
+            """)
+        #expect(
+            feed.photos[0].metadata
+                == PhotoMetadata(description: "A long walk up.", keywords: ["hills"], creator: "Ada"))
+        // A summary that stands in for the title is not its caption as well.
+        #expect(feed.photos[1].title == "Only a summary" && feed.photos[1].metadata.description == nil)
+
+        let iTunes = try read(
+            """
+            {"resultCount": 1, "results": [{"trackId": 1, "trackName": "Photo Journal",
+              "artworkUrl100": "https://artwork.example.com/x/AppIcon-100x100bb.jpg", "artistName": "Studio",
+              "copyright": "© 2024 Studio", "primaryGenreName": "Photo & Video", "description": "An app."}]}
+            """)
+        #expect(
+            iTunes.photos[0].metadata
+                == PhotoMetadata(
+                    description: "An app.", keywords: ["Photo & Video"], creator: "Studio", rights: "© 2024 Studio"))
+    }
+}
