@@ -97,7 +97,7 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
             guard let text else { return nil }
             let cleaned = text.cleanedLine().trimmingWhitespace()
             guard !cleaned.isVisiblyEmpty else { return nil }
-            return cleaned.count > Self.lineLimit ? String(cleaned.prefix(Self.lineLimit)) + "…" : cleaned
+            return Self.shortened(cleaned, to: Self.lineLimit)
         }
         var seen: Set<String> = []
         var keywords: [String] = []
@@ -124,7 +124,13 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
             .map { $0.cleanedLine().trimmingWhitespace() }
         let joined = lines.joined(separator: "\n").trimmingWhitespace()
         guard !joined.isVisiblyEmpty else { return nil }
-        return joined.count > textLimit ? String(joined.prefix(textLimit)) + "…" : joined
+        return shortened(joined, to: textLimit)
+    }
+
+    /// At most `limit` characters, the last an ellipsis when cut: cutting again changes nothing,
+    /// so a record read back (a manifest, a remote set) is what was written, and its MAC holds.
+    static func shortened(_ text: String, to limit: Int) -> String {
+        text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
     }
 }
 

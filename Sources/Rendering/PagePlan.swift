@@ -281,7 +281,11 @@ struct PagePlan: Sendable {
                     href: "../\(plan.gridPagePath(ofOffset: offset))#\(slug)", title: "All photos"),
                 camera: camera?.isEmpty == false ? camera : nil,
                 card: card,
-                canonical: card?.url
+                canonical: card?.url,
+                structuredData: PhotoPageViewModel.ImageObject.json(
+                    for: item,
+                    contentUrl: largest.map { (plan.gallery.baseDirectory ?? "../") + $0.path },
+                    width: width, height: height)
             )
             return (path, model)
         }

@@ -134,6 +134,85 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         }
     }
 
+    /// schema.org's `ImageObject` for the photo, as JSON safe inside `<script>`: what search
+    /// engines read of its caption, creator, licence and date.
+    struct ImageObject: Encodable {
+        struct Person: Encodable {
+            var type = "Person"
+            var name: String
+
+            enum CodingKeys: String, CodingKey {
+                case type = "@type"
+                case name
+            }
+        }
+
+        var context = "https://schema.org"
+        var type = "ImageObject"
+        var contentUrl: String
+        var width: Int
+        var height: Int
+        var name: String
+        var caption: String?
+        var dateCreated: String?
+        var keywords: String?
+        var creator: Person?
+        var copyrightNotice: String?
+        var license: String?
+        var acquireLicensePage: String?
+
+        enum CodingKeys: String, CodingKey {
+            case context = "@context"
+            case type = "@type"
+            case contentUrl, width, height, name, caption, dateCreated, keywords, creator
+            case copyrightNotice, license, acquireLicensePage
+        }
+
+        /// The page's JSON-LD, or nil without an image. `contentUrl` is absolute with `base_url`,
+        /// else relative to the page.
+        static func json(for item: GalleryItem, contentUrl: String?, width: Int, height: Int) -> String? {
+            guard let contentUrl else { return nil }
+            let said = item.said
+            let object = ImageObject(
+                contentUrl: contentUrl, width: width, height: height,
+                name: said.title ?? "Photo \(item.photo.index + 1)",
+                caption: said.description, dateCreated: said.taken.map { $0.local + ($0.offset ?? "") },
+                keywords: said.keywords.isEmpty ? nil : said.keywords.joined(separator: ", "),
+                creator: said.creator.map { Person(name: $0) }, copyrightNotice: said.rights, license: said.licence,
+                acquireLicensePage: said.licence)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard let data = try? encoder.encode(object) else { return nil }
+            // Nothing in it may end the script or open markup, and no quote of the text stands
+            // raw: `<`, `>`, `&`, `'` and an escaped `"` become \u escapes, scalar by scalar (a
+            // Character may join one to a mark).
+            var json = String.UnicodeScalarView()
+            var escaping = false
+            for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+                if escaping {
+                    escaping = false
+                    if scalar == "\"" {
+                        json.append(contentsOf: "u0022".unicodeScalars)
+                        continue
+                    }
+                    json.append(scalar)
+                    continue
+                }
+                switch scalar {
+                case "\\":
+                    escaping = true
+                    json.append(scalar)
+                case "<", ">", "&", "'":
+                    json.append(contentsOf: "\\u00".unicodeScalars)
+                    json.append(contentsOf: String(scalar.value, radix: 16).unicodeScalars)
+                default:
+                    json.append(scalar)
+                }
+            }
+            return String(json)
+        }
+    }
+
     var site: PageViewModel.Site
     var title: String
     /// The photo's title (``GalleryItem/displayTitle``).
@@ -152,6 +231,8 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
     var camera: String?
     var card: Card?
     var canonical: String?
+    /// ``ImageObject``'s JSON.
+    var structuredData: String?
 
     func child(named name: String) -> Any? {
         switch name {
@@ -172,6 +253,7 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         case "camera": camera
         case "card": card
         case "canonical": canonical
+        case "structuredData": structuredData
         default: photo.child(named: name)
         }
     }

@@ -44,9 +44,10 @@ import Testing
         for page in site.folder.allFiles(under: "public") where page.hasSuffix(".html") {
             let html = try String(contentsOf: site.folder.file("public/\(page)"), encoding: .utf8)
             // The theme's one script is its viewer, by address; no script from the feed.
-            #expect(
-                html.components(separatedBy: "<script").count - 1 == html.components(separatedBy: "<script src=\"")
-                    .count - 1)
+            let scripts = html.components(separatedBy: "<script").count - 1
+            let theme = html.components(separatedBy: "<script src=\"").count - 1
+            let structured = html.components(separatedBy: "<script type=\"application/ld+json\">").count - 1
+            #expect(scripts == theme + structured)
             #expect(!html.contains("<script>"))
             #expect(!html.lowercased().contains("javascript:"))
             #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))

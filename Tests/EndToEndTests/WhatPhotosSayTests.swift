@@ -106,6 +106,19 @@ import Testing
             ))
         #expect(xmp.contains(#"alt="A grey fjord under mist""#))
         try HTMLCheck.assertWellFormed(xmp)
+        // schema.org's ImageObject, with nothing in it that could end its script.
+        let structured = try #require(
+            xmp.components(separatedBy: #"<script type="application/ld+json">"#).dropFirst().first?
+                .components(separatedBy: "</script>").first)
+        #expect(!structured.contains("<") && structured.contains(#"\u003chills\u003e"#))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(structured.utf8)) as? [String: Any])
+        #expect(object["@type"] as? String == "ImageObject" && object["name"] as? String == "Fjord at dawn")
+        #expect(object["caption"] as? String == "Mist over the water & the <hills>.")
+        #expect(object["dateCreated"] as? String == "2024-05-01T14:32:10+02:00")
+        #expect(object["keywords"] as? String == "fjord, morning")
+        #expect((object["creator"] as? [String: Any])?["name"] as? String == "Ada Lovelace")
+        #expect(object["license"] as? String == "https://creativecommons.org/licenses/by-sa/4.0/")
+        #expect((object["contentUrl"] as? String)?.hasPrefix("../images/") == true)
 
         let iptc = try Self.page(site, containing: "<h1>Harbour</h1>")
         #expect(iptc.contains("<p>Boats at rest</p>"))

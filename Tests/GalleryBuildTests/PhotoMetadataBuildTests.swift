@@ -2,6 +2,7 @@ import BuildStore
 import Foundation
 import GalleryCore
 import GalleryJSON
+import Loading
 import Reporting
 import TestSupport
 import Testing
@@ -74,5 +75,22 @@ import Testing
             manifest.photos.compactMap { $0.metadata?.taken?.local }.sorted() == [
                 "2024-05-01T10:00:00", "2024-05-02T10:00:00",
             ])
+    }
+
+    /// A signed record read back from the published manifest still verifies: what the photo
+    /// says, cut to its bounds, is cut the same way when read again.
+    @Test func aSignedRecordWithLongTextVerifiesWhenReadBack() async throws {
+        let key = try #require(SigningKey(secret: "site-secret-for-tests"))
+        var record = ManifestPhoto(id: "1", source: "photos/a.jpg", sha256: "ab", validators: nil, renditions: [])
+        record.metadata = PhotoMetadata(
+            title: String(repeating: "t", count: 1_000), description: String(repeating: "line\r\n", count: 2_000),
+            keywords: ["a", "b"], taken: CaptureTime(local: "2024-05-01T14:32:10", offset: "Z"),
+            creator: "Ada\u{7}"
+        ).bounded()
+        let signed = record.signed(with: key)
+        let manifest = Manifest(photos: [signed], files: [])
+        let read = try Manifest.decode(await manifest.encoded())
+        #expect(read.photos[0].metadata == signed.metadata)
+        #expect(read.photos[0].isSigned(by: key))
     }
 }
