@@ -23,12 +23,20 @@ struct FeedViewModel: Sendable, MustacheParent {
         var imageType: String
         var imageWidth: Int
         var imageHeight: Int
+        /// What the photo says: its alt text, caption, keywords, creator and rights.
+        var alt: String
+        var summary: String?
+        var tags: [String] = []
+        var author: String?
+        var rights: String?
         var isLast = false
 
-        /// The entry's body: its image, as HTML (the templates escape it once more for XML).
+        /// The entry's body: its image and caption, as HTML (the templates escape it once more
+        /// for XML).
         var contentHTML: String {
             "<p><img src=\"\(Sitemap.escaped(image))\" width=\"\(imageWidth)\" height=\"\(imageHeight)\" "
-                + "alt=\"\(Sitemap.escaped(title))\"></p>"
+                + "alt=\"\(Sitemap.escaped(alt))\"></p>"
+                + (summary.map { "\n" + PhotoPageViewModel.Said.paragraphs($0) } ?? "")
         }
 
         func child(named name: String) -> Any? {
@@ -43,11 +51,17 @@ struct FeedViewModel: Sendable, MustacheParent {
             case "imageHeight": imageHeight
             case "isLast": isLast
             case "contentHTML": contentHTML
+            case "summary": summary
+            case "tags": tags.isEmpty ? nil : tags
+            case "author": author
+            case "rights": rights
             case "json":
-                JSONLiterals(values: [
-                    "id": id, "title": title, "url": url, "updated": updated, "image": image,
-                    "contentHTML": contentHTML,
-                ])
+                JSONLiterals(
+                    values: [
+                        "id": id, "title": title, "url": url, "updated": updated, "image": image,
+                        "contentHTML": contentHTML, "summary": summary, "author": author,
+                    ].compactMapValues { $0 },
+                    lists: tags.isEmpty ? [:] : ["tags": tags])
             default: nil
             }
         }
@@ -56,8 +70,13 @@ struct FeedViewModel: Sendable, MustacheParent {
     /// The same values as JSON string literals, quotes included.
     struct JSONLiterals: Sendable, MustacheParent {
         var values: [String: String]
+        /// Lists of text, each written as a JSON array.
+        var lists: [String: [String]] = [:]
 
-        func child(named name: String) -> Any? { values[name].map(Self.literal) }
+        func child(named name: String) -> Any? {
+            if let list = lists[name] { return "[" + list.map(Self.literal).joined(separator: ", ") + "]" }
+            return values[name].map(Self.literal)
+        }
 
         static func literal(_ text: String) -> String {
             var result = "\""
@@ -127,12 +146,15 @@ struct FeedViewModel: Sendable, MustacheParent {
                 let rendition = PhotoPageViewModel.cardRendition(of: image)
             else { return nil }
             let page = address(PhotoSlugs.pagePath(of: slug))
+            let said = item.said
             return Entry(
                 id: base == nil ? "urn:gallerygen:photo:\(slug)" : page,
                 title: item.displayTitle,
                 url: page, updated: Self.timestamp(item.photo.date ?? stamp),
                 image: address(rendition.path), imageType: rendition.format.mimeType,
-                imageWidth: rendition.width, imageHeight: rendition.height)
+                imageWidth: rendition.width, imageHeight: rendition.height, alt: item.altText,
+                summary: said.description?.escapableInTemplates, tags: said.keywords.map(\.escapableInTemplates),
+                author: said.creator?.escapableInTemplates, rights: said.rights?.escapableInTemplates)
         }
         if !entries.isEmpty { entries[entries.count - 1].isLast = true }
         self.title = gallery.title.escapableInTemplates

@@ -120,6 +120,20 @@ import Testing
         #expect(object["license"] as? String == "https://creativecommons.org/licenses/by-sa/4.0/")
         #expect((object["contentUrl"] as? String)?.hasPrefix("../images/") == true)
 
+        // The Atom and JSON feeds carry it too.
+        let atom = try String(contentsOf: site.folder.file("public/feed.xml"), encoding: .utf8)
+        #expect(
+            atom.contains(#"<category term="fjord"/>"#) && atom.contains("<author><name>Ada Lovelace</name></author>"))
+        #expect(atom.contains("<summary>Mist over the water &amp; the &lt;hills&gt;.</summary>"))
+        #expect(atom.contains("<rights>© 2024 Ada Lovelace</rights>"))
+        let feed = try JSONSerialization.jsonObject(with: Data(contentsOf: site.folder.file("public/feed.json")))
+        let items = try #require((feed as? [String: Any])?["items"] as? [[String: Any]])
+        let fjord = try #require(items.first { $0["title"] as? String == "Fjord at dawn" })
+        #expect(fjord["tags"] as? [String] == ["fjord", "morning"])
+        #expect(fjord["summary"] as? String == "Mist over the water & the <hills>.")
+        #expect((fjord["authors"] as? [[String: String]])?.first?["name"] == "Ada Lovelace")
+        #expect((fjord["content_html"] as? String)?.contains(#"alt="A grey fjord under mist""#) == true)
+
         let iptc = try Self.page(site, containing: "<h1>Harbour</h1>")
         #expect(iptc.contains("<p>Boats at rest</p>"))
         #expect(iptc.contains(#"<time datetime="2023-01-02T10:11:12+01:00">2 January 2023, 10:11</time>"#))
