@@ -85,6 +85,18 @@ import Testing
         #expect(files == ["album-a.html", "images/new.webp", "index.html", Manifest.fileName].sorted(), "\(files)")
     }
 
+    /// A build killed while it wrote its first marker leaves only the marker's temporary file:
+    /// the next build removes it too.
+    @Test func aWriteAfterOneKilledWritingItsMarkerRemovesTheMarkersTemporaryFile() async throws {
+        let (folder, output, next, firstManifest, nextManifest) = try await previousSiteAndNextFiles()
+        let writer = OutputWriter(directory: output)
+        let left = AtomicFile.temporaryName(for: ".tmp-staging")
+        try folder.write("", to: "public/\(left)")
+        _ = try await writer.write(next, manifest: nextManifest, previous: firstManifest.files)
+        let files = folder.allFiles(under: "public")
+        #expect(files == ["album-a.html", "images/new.webp", "index.html", Manifest.fileName].sorted(), "\(files)")
+    }
+
     /// A build killed while it switched the folder to its files (some renamed into place, the
     /// manifest swapped or not, the last build's files not yet removed) leaves a list of what it
     /// added and what it was removing: the next build removes those it does not make, so no file

@@ -131,6 +131,12 @@ struct OutputWriter {
                 pending = String(decoding: left, as: UTF8.self).split(separator: "\n").map(String.init)
             } else {
                 pending = []
+                // A build killed while it wrote its first marker left only the marker's temporary
+                // file (`.tmp-PID-N-.tmp-staging`): a listing of the top folder finds it.
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: writer.directory.path)) ?? []
+                for name in names where name.hasPrefix(".tmp-") && name.hasSuffix("-" + marker.lastPathComponent) {
+                    try? FileManager.default.removeItem(at: writer.directory.appendingPathComponent(name))
+                }
             }
             // A folder that takes no file takes no staged page either: the build fails, if at
             // all, where it would write one (a no-change build of a read-only site still works).
