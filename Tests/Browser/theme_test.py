@@ -17,10 +17,12 @@ whole or hung up, and checks in headless Chromium:
    server) and the last photo does not wait for them;
 6. the transparent PNG's tile shows the page background through its transparent corners (light
    and dark);
-7. axe-core finds no serious or critical violation on the grid, a photo page and the open viewer.
+7. axe-core finds no serious or critical violation on the grid, a photo page (one of them with a
+   caption, keywords and a licence read from the photo's XMP) and the open viewer.
 
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
-With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md shows (grid and viewer at 1280x800) there.
+With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md shows (grid, viewer and a photo page
+at 1280x800) there.
 Prints one line per check and `N passed, N failed`; exits 1 if any check failed.
 """
 import base64
@@ -449,6 +451,24 @@ def main():
             check("a deep link to a photo page shows the photo, and the arrow keys walk on",
                   deep["ok"] and deep["prev"] and deep["next"] and walked_on, f"{deep}, now at {driver.current_url}")
             axe_results["photo page"] = axe_scan(driver)
+            # A photo that says what it is (the sample's aqua.jpg carries XMP).
+            said = [page for page in pages if "/aqua-" in page]
+            check("the photo with XMP has a page", bool(said), pages)
+            if said:
+                open_page(driver, said[0])
+                shown = driver.execute_script("""
+                    const view = document.querySelector('.photo-view');
+                    return {caption: (view.querySelector('.caption') || {}).textContent || '',
+                            keywords: view.querySelectorAll('.keywords li').length,
+                            licence: !!view.querySelector('a.licence[rel=license]'),
+                            structured: !!document.querySelector('script[type="application/ld+json"]')};""")
+                check("a photo page shows what the photo says: caption, keywords, credit, JSON-LD",
+                      "ripples" in shown["caption"].lower() and shown["keywords"] == 3 and shown["licence"]
+                      and shown["structured"], shown)
+                axe_results["photo page with caption and keywords"] = axe_scan(driver)
+                if shots:
+                    time.sleep(0.3)
+                    driver.save_screenshot(os.path.join(shots, "photo-page.png"))
             open_page(driver, url)
             axe_results["grid"] = axe_scan(driver)
 
