@@ -77,6 +77,14 @@ import Testing
              xmp:Rating="5"><dc:rights><rdf:Alt><rdf:li xml:lang="x-default">From the XMP sidecar</rdf:li></rdf:Alt></dc:rights>
             </rdf:Description></rdf:RDF></x:xmpmeta>
             """, to: "photos/d-sidecar.jpg.xmp")
+        // EXIF's UserComment and XMP's CreateDate, the last of their fields' sources; a plain
+        // text sidecar.
+        let comment = try photo(site, "e-comment.jpg", shade: 180)
+        try exiftool(["-EXIF:UserComment=Written in the comment", "-XMP-xmp:CreateDate=2019:08:07 06:05:04"], comment)
+        _ = try photo(site, "f-text.jpg", shade: 220)
+        try site.folder.write(
+            "---\nalt: Alt from the text sidecar\n---\nA plain <b>text</b> caption.\n\nIts second paragraph.\n",
+            to: "photos/f-text.txt")
         return site
     }
 
@@ -148,6 +156,13 @@ import Testing
         #expect(exif.contains(#"<time datetime="2022-03-04T05:06:07-05:00">4 March 2022, 05:06</time>"#))
         #expect(exif.contains("Alan Turing") && exif.contains("© Alan"))
 
+        let comment = try Self.page(site, containing: "<h1>e comment</h1>")
+        #expect(comment.contains("<p>Written in the comment</p>"))
+        #expect(comment.contains(#"<time datetime="2019-08-07T06:05:04">7 August 2019, 06:05</time>"#))
+        let text = try Self.page(site, containing: "<h1>f text</h1>")
+        #expect(text.contains("<p>A plain &lt;b&gt;text&lt;/b&gt; caption.</p>\n<p>Its second paragraph.</p>"))
+        #expect(text.contains(#"alt="Alt from the text sidecar""#))
+
         let sidecar = try Self.page(site, containing: "<h1>Told by the sidecar</h1>")
         #expect(sidecar.contains("<em>Markdown</em>"))
         #expect(!sidecar.contains("<script>alert"), "a caption's raw HTML is not let through")
@@ -182,8 +197,8 @@ import Testing
 
     @Test func sortedByTimeTakenEitherWayTiesInFeedOrder() throws {
         for (order, titles) in [
-            ("oldest", ["Told by the sidecar", "c exif", "Harbour", "Fjord at dawn"]),
-            ("newest", ["Fjord at dawn", "Harbour", "c exif", "Told by the sidecar"]),
+            ("oldest", ["e comment", "Told by the sidecar", "c exif", "Harbour", "Fjord at dawn"]),
+            ("newest", ["Fjord at dawn", "Harbour", "c exif", "Told by the sidecar", "e comment"]),
         ] {
             let site = try Self.site(extraConfig: "sort: \(order)")
             // A photo that says nothing comes last.
