@@ -164,9 +164,15 @@ extension BuildStore {
         arguments += RenditionSetRecord.metadataArguments(image.metadata)
         // The set's old files go with it (a set replaced may have fewer).
         try db.cachedStatement(sql: "DELETE FROM rendition WHERE set_key = ?").execute(arguments: [key])
+        // A record that has not read what its photo says (nil) leaves what the row holds of it:
+        // a set rewritten for its files' new stamps keeps the metadata read earlier.
+        let metadataColumns = Set(["metadata_read", "rating"] + RenditionSetRecord.metadataColumns)
+        let updated = columns.dropFirst().filter { image.metadata != nil || !metadataColumns.contains($0) }
         try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO rendition_set (\(columns.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            sql: "INSERT INTO rendition_set (\(columns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ")
+                + ") ON CONFLICT(key) DO UPDATE SET "
+                + updated.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         ).execute(arguments: StatementArguments(arguments))
         let insert = try db.cachedStatement(
             sql: "INSERT INTO rendition (set_key, position, format, width, height, path, bytes, sha256, "

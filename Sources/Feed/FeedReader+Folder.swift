@@ -81,7 +81,9 @@ extension FeedReader {
             } else if !status.isRegularFile {
                 walk.skip("\(shown): not a plain file (a pipe, socket or device); not read")
             } else {
-                let sidecar = Sidecar(of: name, among: listed, in: folder, shown: path.joined(separator: "/"))
+                let sidecar = Sidecar(
+                    of: name, among: listed, in: folder, shown: path.joined(separator: "/"),
+                    isAllowed: walk.isAllowed)
                 walk.warnings += sidecar.warnings
                 var photo = Photo(
                     index: walk.photos.count, id: shown, title: Self.title(ofFile: name), source: url,

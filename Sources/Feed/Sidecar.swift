@@ -23,12 +23,21 @@ package struct Sidecar: Sendable, Equatable {
 
     /// The sidecars of the image `name` among `names` (a folder's listing) in `folder`; `shown`
     /// names the folder in warnings (`2019/Iceland`).
-    package init(of name: String, among names: Set<String>, in folder: URL, shown: String) {
+    ///
+    /// - Parameter isAllowed: whether a sidecar that is a symbolic link may be read where it
+    ///   leads (the folder feed's rule for photos: inside the site or the feed folder).
+    package init(
+        of name: String, among names: Set<String>, in folder: URL, shown: String,
+        isAllowed: (URL) -> Bool = { _ in true }
+    ) {
         let stem = (name as NSString).deletingPathExtension
         let prefix = shown.isEmpty ? "" : shown + "/"
         var xmp = PhotoMetadata()
         for candidate in [name + ".xmp", stem + ".xmp", name + ".XMP", stem + ".XMP"] where names.contains(candidate) {
-            guard let bytes = read(folder.appendingPathComponent(candidate), shown: prefix + candidate) else { break }
+            guard
+                let bytes = read(
+                    folder.appendingPathComponent(candidate), shown: prefix + candidate, isAllowed: isAllowed)
+            else { break }
             let packet = XMPPacket(bytes: bytes)
             warnings += packet.warnings.map { "\(prefix)\(candidate): \($0)" }
             xmp = packet.metadata
@@ -36,7 +45,10 @@ package struct Sidecar: Sendable, Equatable {
         }
         var text = PhotoMetadata()
         for (candidate, isMarkdown) in [(stem + ".md", true), (stem + ".txt", false)] where names.contains(candidate) {
-            guard let bytes = read(folder.appendingPathComponent(candidate), shown: prefix + candidate) else { break }
+            guard
+                let bytes = read(
+                    folder.appendingPathComponent(candidate), shown: prefix + candidate, isAllowed: isAllowed)
+            else { break }
             guard let source = String(strictUTF8: Array(bytes)) else {
                 warnings.append("\(prefix)\(candidate): not UTF-8 text; not read")
                 break
@@ -52,7 +64,13 @@ package struct Sidecar: Sendable, Equatable {
         metadata = text.filled(from: xmp).bounded()
     }
 
-    private mutating func read(_ file: URL, shown: String) -> Data? {
+    private mutating func read(_ file: URL, shown: String, isAllowed: (URL) -> Bool) -> Data? {
+        if FileStatus.isSymbolicLink(file), !isAllowed(file) {
+            warnings.append(
+                "\(shown): a symbolic link to a place outside the site folder; not read "
+                    + "(set `follow_symlinks: true` in gallery.yml to read it)")
+            return nil
+        }
         guard FileStatus(file)?.isRegularFile == true else {
             warnings.append("\(shown): not a plain file; not read")
             return nil
@@ -71,7 +89,8 @@ package struct Sidecar: Sendable, Equatable {
             warnings.append("\(shown): over \(Self.textLimit / 1024) KB; not read")
             return (PhotoMetadata(), "")
         }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // `\r\n` is one Character: split on every line break, Windows' too.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         guard lines.first?.trimmingWhitespace() == "---",
             let end = lines.dropFirst().firstIndex(where: { $0.trimmingWhitespace() == "---" })
         else { return (PhotoMetadata(), text) }

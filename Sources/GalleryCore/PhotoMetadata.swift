@@ -186,6 +186,17 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
         return shortened(joined, to: textLimit)
     }
 
+    /// The fields of `self` that a page shows when `winner` (a feed's or sidecar's) comes first:
+    /// those `winner` does not give.
+    package func shown(under winner: PhotoMetadata) -> PhotoMetadata {
+        PhotoMetadata(
+            title: winner.title == nil ? title : nil, description: winner.description == nil ? description : nil,
+            alt: winner.alt == nil ? alt : nil, keywords: winner.keywords.isEmpty ? keywords : [],
+            taken: winner.taken == nil ? taken : nil, rating: winner.rating == nil ? rating : nil,
+            creator: winner.creator == nil ? creator : nil, rights: winner.rights == nil ? rights : nil,
+            licence: winner.licence == nil ? licence : nil)
+    }
+
     /// At most `limit` characters, the last an ellipsis when cut: cutting again changes nothing,
     /// so a record read back (a manifest, a remote set) is what was written, and its MAC holds.
     static func shortened(_ text: String, to limit: Int) -> String {
@@ -292,8 +303,11 @@ package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
     static func offsetMinutes(_ text: String) -> Int? {
         if text == "Z" { return 0 }
         let bytes = Array(text.utf8)
+        let digits = [1, 2, 4, 5]
         guard bytes.count == 6, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-"),
-            bytes[3] == UInt8(ascii: ":"), let hours = Int(text.dropFirst().prefix(2)),
+            bytes[3] == UInt8(ascii: ":"),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) }),
+            let hours = Int(text.dropFirst().prefix(2)),
             let minutes = Int(text.suffix(2)), hours <= 14, minutes < 60
         else { return nil }
         let total = hours * 60 + minutes

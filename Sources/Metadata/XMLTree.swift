@@ -41,6 +41,9 @@ struct XMLTree {
 
     static let depthLimit = 64
     static let elementLimit = 50_000
+    /// Namespace declarations in a packet: a real one has a dozen; thousands, each copied into
+    /// every element's scope, would cost seconds.
+    static let namespaceLimit = 256
 
     let root: Element
 
@@ -55,6 +58,7 @@ private struct Reader {
     let bytes: [UInt8]
     var position = 0
     var elementCount = 0
+    var namespaceCount = 0
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -149,6 +153,12 @@ private struct Reader {
                 break
             }
             let attribute = try self.name()
+            if attribute.hasPrefix("xmlns") {
+                namespaceCount += 1
+                guard namespaceCount <= XMLTree.namespaceLimit else {
+                    throw fail("more than \(XMLTree.namespaceLimit) namespace declarations")
+                }
+            }
             skipSpace()
             guard peek("=") else { throw fail("attribute \(attribute) without a value") }
             position += 1

@@ -150,6 +150,34 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"), "checkpointed into one file")
     }
 
+    /// What a set's photo says is kept with the set; a record that has not read it (a set
+    /// rewritten for its files' stamps) leaves it as it was, and `saveMetadata` fills it in.
+    @Test func whatThePhotoSaysIsKeptWhenASetIsRewrittenWithoutIt() async throws {
+        let store = BuildStore.inMemory()
+        let said = PhotoMetadata(
+            title: "T", description: "D\nE", alt: "A", keywords: ["k1", "k2"],
+            taken: CaptureTime(local: "2024-05-01T14:32:10", offset: "+02:00"), rating: 4, creator: "C", rights: "R",
+            licence: "https://example.org/l")
+        var record = RenditionSetRecord(
+            image: ProcessedImage(
+                width: 4, height: 3,
+                renditions: [Rendition(format: .webp, width: 4, height: 3, path: "a-4.webp", byteCount: 1)],
+                placeholder: Placeholder(color: "#000000", dataURI: "data:,"), metadata: said),
+            stamps: [nil], lastUsed: 1)
+        try await store.saveRenditionSets([("k", record)])
+        #expect(try await store.renditionSet(key: "k")?.image.metadata == said)
+        record.image.metadata = nil
+        record.lastUsed = 2
+        try await store.saveRenditionSets([("k", record)])
+        let kept = try await store.renditionSet(key: "k")
+        #expect(kept?.image.metadata == said && kept?.lastUsed == 2)
+        // A set that says nothing is read as such, not as unread.
+        try await store.saveMetadata([("k", PhotoMetadata())])
+        #expect(try await store.renditionSet(key: "k")?.image.metadata == PhotoMetadata())
+        try await store.saveRenditionSets([("new", record)])
+        #expect(try await store.renditionSet(key: "new")?.image.metadata == nil)
+    }
+
     @Test func renditionSetsReadBackWholeAndGoWithTheirFiles() async throws {
         let store = BuildStore.inMemory()
         let image = ProcessedImage(

@@ -171,6 +171,9 @@ import Testing
         #expect(sidecar.contains("From the XMP sidecar"), "the XMP sidecar's rights")
         #expect(sidecar.contains("Embedded creator"), "a field no sidecar gives comes from the photo")
         #expect(!sidecar.contains("Embedded title"))
+        // The published manifest says no more than the pages: a title a sidecar replaced is not in it.
+        let manifest = try String(contentsOf: site.folder.file("public/\(Manifest.fileName)"), encoding: .utf8)
+        #expect(!manifest.contains("Embedded title") && manifest.contains("Embedded creator"))
     }
 
     /// Where a photo was taken is never read: no coordinate, in any form, in any file.

@@ -76,4 +76,32 @@ import Testing
                 == PhotoMetadata(
                     description: "An app.", keywords: ["Photo & Video"], creator: "Studio", rights: "© 2024 Studio"))
     }
+
+    /// A sidecar that is a link out of the allowed folders is not read (it could publish any file
+    /// of the build machine as a caption); front matter saved with Windows line breaks is read.
+    @Test func sidecarsFollowTheFolderFeedsLinkRuleAndReadCRLF() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sidecars-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let secret = root.appendingPathComponent("secret.txt")
+        try Data("the build machine's secret".utf8).write(to: secret)
+        for name in ["a.jpg", "b.jpg"] { try Data("x".utf8).write(to: folder.appendingPathComponent(name)) }
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("a.txt"), withDestinationURL: secret)
+        try Data("---\r\ntitle: Windows\r\nkeywords: [one, two]\r\n---\r\nA caption.\r\n".utf8)
+            .write(to: folder.appendingPathComponent("b.md"))
+
+        let document = try FeedReader().document(fromFolder: folder, allowedRoots: [folder])
+        #expect(document.photos[0].metadata.description == nil)
+        #expect(
+            document.warnings.contains { $0.contains("a.txt: a symbolic link to a place outside") },
+            "\(document.warnings)")
+        #expect(
+            document.photos[1].metadata.title == "Windows" && document.photos[1].metadata.keywords == ["one", "two"])
+        #expect(document.photos[1].captionMarkdown == "A caption.")
+        // Following links is the site's choice.
+        let followed = try FeedReader().document(fromFolder: folder, allowedRoots: nil)
+        #expect(followed.photos[0].metadata.description == "the build machine's secret")
+    }
 }

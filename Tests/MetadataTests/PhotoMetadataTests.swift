@@ -32,6 +32,8 @@ import Testing
         #expect(oslo.instant - london.instant == 30 * 60)
         // A bad offset is dropped, not trusted.
         #expect(CaptureTime.parse("2024-05-01T10:00:00", offset: "+25:00")?.offset == nil)
+        #expect(CaptureTime.parse("2024-05-01T10:00:00", offset: "+-1:00")?.offset == nil)
+        #expect(CaptureTime.parse("2024-05-01T10:00:00", offset: "+1:000")?.offset == nil)
     }
 
     @Test func boundsHostileText() {

@@ -98,6 +98,15 @@ import Testing
         #expect(packet.metadata.title == "Caf\u{FFFD}")
     }
 
+    /// Thousands of namespace declarations, each copied into every element's scope, would cost
+    /// seconds a photo: a packet may declare 256.
+    @Test func aFloodOfNamespacesIsRefused() {
+        let declarations = (0..<300).map { " xmlns:p\($0)=\"urn:\($0)\"" }.joined()
+        let packet = XMPPacket(bytes: Array("<x\(declarations)><y/></x>".utf8))
+        #expect(packet.metadata.isEmpty)
+        #expect(packet.warnings.first?.contains("more than 256 namespace declarations") == true, "\(packet.warnings)")
+    }
+
     @Test func anOversizedPacketIsNotRead() {
         let packet = XMPPacket(bytes: [UInt8](repeating: 0x20, count: XMPPacket.sizeLimit + 1))
         #expect(packet.metadata.isEmpty)

@@ -146,7 +146,13 @@ import Testing
             "x\"\u{301} onmouseover=alert(1) y=\"", "x'\u{200D} onfocus=alert(2)", "\u{600}\" onclick=alert(3)",
             "<\u{FE0F}img src=x onerror=alert(4)>", "&\u{301}amp;",
         ]
-        let items = evils.enumerated().map { Self.item($0.offset, title: $0.element, album: $0.element) }
+        let items = evils.enumerated().map { offset, evil in
+            var item = Self.item(offset, title: evil, album: evil)
+            // What a photo says reaches its page, its JSON-LD and the feeds.
+            item.image?.metadata = PhotoMetadata(
+                description: evil + "\n\n" + evil, alt: evil, keywords: [evil], creator: evil, rights: evil)
+            return item
+        }
         let files = try await renderer().render(Gallery(title: evils[0], introHTML: "", baseURL: nil, items: items))
         for file in files where file.path.hasSuffix(".html") {
             let bytes = file.contents

@@ -177,9 +177,13 @@ extension BuildSession {
                 record.placeholder = image.placeholder
                 record.hasTransparency = image.hasTransparency
                 if showsCamera { record.camera = image.camera }
-                // What the photo says about itself, which its pages show: a build seeded from the
-                // site shows it without the original.
-                record.metadata = image.metadata
+                // What the photo says about itself, as far as its pages show it (a field the feed
+                // or a sidecar gives instead is left out): a build seeded from the site shows it
+                // without the original.
+                var winner = photo.metadata
+                if winner.title == nil, !photo.titleIsFileName, !photo.title.isEmpty { winner.title = photo.title }
+                if photo.captionMarkdown != nil { winner.description = "" }
+                record.metadata = image.metadata.map { $0.shown(under: winner) }
             }
             return signingKey.map { record.signed(with: $0) } ?? record
         }
