@@ -23,6 +23,14 @@ package struct Photo: Sendable, Hashable {
     /// What the feed or a sidecar file says about the photo; it wins over what the photo says
     /// about itself (``ProcessedImage/metadata``), field by field.
     package var metadata: PhotoMetadata
+    /// What the feed or a sidecar says (``metadata``), with the feed's own title unless it was
+    /// made from the file's name: what wins over what the photo says about itself.
+    package var stated: PhotoMetadata {
+        var stated = metadata
+        if stated.title == nil, !titleIsFileName, !title.isEmpty { stated.title = title }
+        return stated
+    }
+
     /// A Markdown sidecar's text (`IMG_0001.md`): the caption, rendered as Markdown; it wins over
     /// every plain description.
     package var captionMarkdown: String?

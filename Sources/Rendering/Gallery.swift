@@ -29,9 +29,7 @@ extension GalleryItem {
     /// the feed, then the photo itself (XMP, then IPTC, then EXIF). A title made from the file's
     /// name comes last of all.
     package var said: PhotoMetadata {
-        var said = photo.metadata
-        if said.title == nil, !photo.titleIsFileName, !photo.title.isEmpty { said.title = photo.title }
-        said = said.filled(from: image?.metadata ?? PhotoMetadata())
+        var said = photo.stated.filled(from: image?.metadata ?? PhotoMetadata())
         if said.title == nil, !photo.title.isEmpty { said.title = photo.title }
         return said
     }

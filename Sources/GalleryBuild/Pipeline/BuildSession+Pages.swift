@@ -180,8 +180,7 @@ extension BuildSession {
                 // What the photo says about itself, as far as its pages show it (a field the feed
                 // or a sidecar gives instead is left out): a build seeded from the site shows it
                 // without the original.
-                var winner = photo.metadata
-                if winner.title == nil, !photo.titleIsFileName, !photo.title.isEmpty { winner.title = photo.title }
+                var winner = photo.stated
                 if photo.captionMarkdown != nil { winner.description = "" }
                 record.metadata = image.metadata.map { $0.shown(under: winner) }
             }
