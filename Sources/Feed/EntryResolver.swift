@@ -129,6 +129,9 @@ private struct Fields {
             image = entry["imageUrl"]?.text
             imageFieldName = "imageUrl"
             title = entry["title"]?.text
+            album = entry["album"]?.text
+            id = entry["id"]?.text
+            link = entry["link"]?.text
             date = entry["date"]?.text
             metadata = Self.metadata(of: entry) { entry[$0] }
         case .mapped(let fields):

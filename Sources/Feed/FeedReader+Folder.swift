@@ -7,6 +7,10 @@ extension FeedReader {
         "jpg", "jpeg", "png", "webp", "gif", "avif", "heic", "heif", "tif", "tiff",
     ]
 
+    /// The file in an album folder that says what the album is (its title, cover, order and
+    /// description). The feed folder's own is not read: the site's intro says that.
+    static let albumNoteName = "index.md"
+
     /// How deep a folder feed is read: deeper folders are reported, not followed.
     static let folderDepthLimit = 16
 
@@ -23,7 +27,18 @@ extension FeedReader {
     package func document(fromFolder folder: URL, allowedRoots: [URL]? = nil) throws(FeedError) -> FeedDocument {
         var walk = FolderWalk(roots: allowedRoots)
         try collect(folder: folder, path: [], depth: 0, walk: &walk, isRoot: true)
-        return FeedDocument(photos: walk.photos, skipped: walk.skipped, warnings: walk.warnings)
+        // A cover names a photo of its album, or of an album inside it.
+        let ids = Set(walk.photos.map(\.id))
+        for (path, note) in walk.albums {
+            guard let cover = note.cover, !ids.contains(cover) else { continue }
+            let shown = path.joined(separator: "/")
+            walk.warnings.append(
+                "\(shown)/index.md: the cover \"\(cover.dropFirst(shown.count + 1).prefix(80))\" is no photo of the "
+                    + "album; its first photo stands for it")
+            walk.albums[path]?.cover = nil
+            if walk.albums[path] == AlbumNote() { walk.albums[path] = nil }
+        }
+        return FeedDocument(photos: walk.photos, albums: walk.albums, skipped: walk.skipped, warnings: walk.warnings)
     }
 
     private struct FolderWalk {
@@ -34,6 +49,8 @@ extension FeedReader {
         /// What was wrong with the sidecars read.
         var warnings: [String] = []
         var visited: Set<String> = []
+        /// What album folders' `index.md` files say.
+        var albums: [[String]: AlbumNote] = [:]
 
         mutating func skip(_ message: String) {
             skipped.append(FeedIssue(index: photos.count + skipped.count, message: message))
@@ -63,7 +80,13 @@ extension FeedReader {
         }
         let listed = Set(names)
         var subfolders: [(String, URL)] = []
-        let album = path.isEmpty ? nil : path.joined(separator: " / ")
+        if !path.isEmpty, listed.contains(Self.albumNoteName) {
+            let (note, warnings) = Sidecar.albumNote(
+                of: folder.appendingPathComponent(Self.albumNoteName), album: path.joined(separator: "/"),
+                isAllowed: walk.isAllowed)
+            walk.warnings += warnings
+            if let note { walk.albums[path] = note }
+        }
         for name in names {
             let url = folder.appendingPathComponent(name)
             let shown = (path + [name]).joined(separator: "/")
@@ -87,7 +110,7 @@ extension FeedReader {
                 walk.warnings += sidecar.warnings
                 var photo = Photo(
                     index: walk.photos.count, id: shown, title: Self.title(ofFile: name), source: url,
-                    album: album, metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
+                    albumPath: path, metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
                 photo.titleIsFileName = true
                 walk.photos.append(photo)
             }

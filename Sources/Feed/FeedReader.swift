@@ -53,7 +53,13 @@ package struct FeedReader: Sendable {
             }
         }
         let title = shape == .jsonFeed ? root["title"]?.text : nil
-        return FeedDocument(title: title, photos: photos, skipped: skipped)
+        // A numeric album id (`albumId: 3`) reads "Album 3"; its pages keep the id's name.
+        var albums: [[String]: AlbumNote] = [:]
+        for photo in photos where photo.albumPath.count == 1 && albums[photo.albumPath] == nil {
+            let name = photo.albumPath[0]
+            if name.allSatisfy(\.isNumber) { albums[photo.albumPath] = AlbumNote(title: "Album \(name)") }
+        }
+        return FeedDocument(title: title, photos: photos, albums: albums, skipped: skipped)
     }
 
     /// The name of the shape `data` would be read as (`JSON Feed`, `list`), for `gallerygen init`.

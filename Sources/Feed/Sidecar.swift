@@ -64,6 +64,9 @@ package struct Sidecar: Sendable, Equatable {
         metadata = text.filled(from: xmp).bounded()
     }
 
+    /// Nothing read yet.
+    private init() {}
+
     private mutating func read(_ file: URL, shown: String, isAllowed: (URL) -> Bool) -> Data? {
         if FileStatus.isSymbolicLink(file), !isAllowed(file) {
             warnings.append(
@@ -85,28 +88,8 @@ package struct Sidecar: Sendable, Equatable {
 
     /// The fields of a `---` fenced YAML block at the top of `text`, and the text after it.
     private mutating func frontMatter(of text: String, shown: String) -> (PhotoMetadata, String) {
-        guard text.utf8.count <= Self.textLimit else {
-            warnings.append("\(shown): over \(Self.textLimit / 1024) KB; not read")
-            return (PhotoMetadata(), "")
-        }
-        // `\r\n` is one Character: split on every line break, Windows' too.
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        guard lines.first?.trimmingWhitespace() == "---",
-            let end = lines.dropFirst().firstIndex(where: { $0.trimmingWhitespace() == "---" })
-        else { return (PhotoMetadata(), text) }
-        let yaml = lines[1..<end].joined(separator: "\n")
-        let body = lines[(end + 1)...].joined(separator: "\n")
-        let node: Node?
-        do {
-            node = try Yams.compose(yaml: yaml)
-        } catch {
-            warnings.append("\(shown): its front matter is not YAML (\(error)); only its text was read")
-            return (PhotoMetadata(), body)
-        }
-        guard let mapping = node?.mapping else {
-            if node != nil { warnings.append("\(shown): its front matter is not a list of `key: value`; ignored") }
-            return (PhotoMetadata(), body)
-        }
+        let (mapping, body) = Self.frontMatter(of: text, shown: shown, warnings: &warnings)
+        guard let mapping else { return (PhotoMetadata(), body) }
         var fields = PhotoMetadata()
         for (keyNode, value) in mapping {
             guard let key = keyNode.string else { continue }
@@ -146,5 +129,80 @@ package struct Sidecar: Sendable, Equatable {
             }
         }
         return (fields, body)
+    }
+}
+
+extension Sidecar {
+    /// The `---` fenced YAML mapping at the top of `text` (nil when there is none, or it is not
+    /// a mapping), and the text after it.
+    static func frontMatter(
+        of text: String, shown: String, warnings: inout [String]
+    ) -> (Node.Mapping?, String) {
+        guard text.utf8.count <= Self.textLimit else {
+            warnings.append("\(shown): over \(Self.textLimit / 1024) KB; not read")
+            return (nil, "")
+        }
+        // `\r\n` is one Character: split on every line break, Windows' too.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        guard lines.first?.trimmingWhitespace() == "---",
+            let end = lines.dropFirst().firstIndex(where: { $0.trimmingWhitespace() == "---" })
+        else { return (nil, text) }
+        let yaml = lines[1..<end].joined(separator: "\n")
+        let body = lines[(end + 1)...].joined(separator: "\n")
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch {
+            warnings.append("\(shown): its front matter is not YAML (\(error)); only its text was read")
+            return (nil, body)
+        }
+        guard let mapping = node?.mapping else {
+            if node != nil { warnings.append("\(shown): its front matter is not a list of `key: value`; ignored") }
+            return (nil, body)
+        }
+        return (mapping, body)
+    }
+
+    /// The keys an album's `index.md` may have in its front matter.
+    package static let albumKeys = ["title", "cover", "sort"]
+
+    /// What an album folder's `index.md` says: its title, cover and order in the front matter,
+    /// its description (Markdown) after it. `shown` names the file in warnings; `cover` comes
+    /// back as a path from the feed folder, `album` the album's own path (`2019/Iceland`).
+    package static func albumNote(
+        of file: URL, album: String, isAllowed: (URL) -> Bool = { _ in true }
+    ) -> (note: AlbumNote?, warnings: [String]) {
+        var reader = Sidecar()
+        let shown = album + "/" + file.lastPathComponent
+        guard let bytes = reader.read(file, shown: shown, isAllowed: isAllowed) else { return (nil, reader.warnings) }
+        guard let source = String(strictUTF8: Array(bytes)) else {
+            return (nil, reader.warnings + ["\(shown): not UTF-8 text; not read"])
+        }
+        let (mapping, body) = frontMatter(of: source, shown: shown, warnings: &reader.warnings)
+        var (title, cover, order): (String?, String?, PhotoOrder?) = (nil, nil, nil)
+        for (keyNode, value) in mapping ?? [:] {
+            guard let key = keyNode.string else { continue }
+            guard let text = value.scalar?.string else {
+                reader.warnings.append("\(shown): `\(key)` is not text; ignored")
+                continue
+            }
+            switch key {
+            case "title": title = text
+            case "cover": cover = text.isEmpty ? nil : album + "/" + text
+            case "sort":
+                order = PhotoOrder(rawValue: text)
+                if order == nil {
+                    reader.warnings.append(
+                        "\(shown): `sort` is \"\(text.prefix(40))\"; use "
+                            + PhotoOrder.allCases.map(\.rawValue).joined(separator: ", ") + "; ignored")
+                }
+            default:
+                reader.warnings.append(
+                    "\(shown): unknown front matter key `\(key)`; use \(albumKeys.joined(separator: ", "))")
+            }
+        }
+        let note = AlbumNote(
+            title: title, descriptionMarkdown: body.trimmingWhitespace(), cover: cover, order: order)
+        return (note == AlbumNote() ? nil : note, reader.warnings)
     }
 }

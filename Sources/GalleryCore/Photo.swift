@@ -10,7 +10,21 @@ package struct Photo: Sendable, Hashable {
     package var title: String
     /// Absolute http(s) or file URL of the full-size image.
     package var source: URL
-    package var album: String?
+    /// The album the photo is in, outermost first: a folder feed's folders (`["2019", "Iceland"]`),
+    /// a feed's album as one name; empty when it is in none.
+    package var albumPath: [String]
+    /// The album's path as one name (`2019 / Iceland`), nil when the photo is in none. Set, a
+    /// name with ` / ` in it names an album inside another, as a feed's album does.
+    package var album: String? {
+        get { albumPath.isEmpty ? nil : albumPath.joined(separator: " / ") }
+        set { albumPath = newValue.map(Self.albumPath(of:)) ?? [] }
+    }
+
+    /// A feed's album name as a path: ` / ` (a slash with a space each side) separates an album
+    /// from the album it is in (`Garden / Flowers`), as a folder feed names its folders.
+    package static func albumPath(of name: String) -> [String] {
+        name.components(separatedBy: " / ")
+    }
     /// A page about the photo (http or https only; anything else is dropped by the feed reader).
     package var link: URL?
     /// When the photo was published, as the feed says (JSON Feed `date_published`, iTunes
@@ -39,8 +53,8 @@ package struct Photo: Sendable, Hashable {
     package static let untitledAlbum = "Untitled album"
 
     package init(
-        index: Int, id: String, title: String, source: URL, album: String? = nil, link: URL? = nil,
-        date: Date? = nil, hasFeedID: Bool = true, metadata: PhotoMetadata = PhotoMetadata(),
+        index: Int, id: String, title: String, source: URL, album: String? = nil, albumPath: [String]? = nil,
+        link: URL? = nil, date: Date? = nil, hasFeedID: Bool = true, metadata: PhotoMetadata = PhotoMetadata(),
         captionMarkdown: String? = nil
     ) {
         self.index = index
@@ -48,7 +62,7 @@ package struct Photo: Sendable, Hashable {
         self.title = title.cleanedLine()
         self.source = source
         // An album whose name shows nothing would be a link without text.
-        self.album = album.map { name in
+        self.albumPath = (albumPath ?? album.map(Self.albumPath(of:)) ?? []).map { name in
             let cleaned = name.cleanedLine()
             return cleaned.isVisiblyEmpty ? Self.untitledAlbum : cleaned
         }
@@ -80,14 +94,46 @@ package struct FeedIssue: Error, Sendable, Hashable, CustomStringConvertible {
 package struct FeedDocument: Sendable {
     package var title: String?
     package var photos: [Photo]
+    /// What album folders say of themselves (their `index.md`), by album path.
+    package var albums: [[String]: AlbumNote]
     package var skipped: [FeedIssue]
     /// What was wrong with what was read beside the photos (a sidecar), each naming its file.
     package var warnings: [String]
 
-    package init(title: String? = nil, photos: [Photo], skipped: [FeedIssue] = [], warnings: [String] = []) {
+    package init(
+        title: String? = nil, photos: [Photo], albums: [[String]: AlbumNote] = [:], skipped: [FeedIssue] = [],
+        warnings: [String] = []
+    ) {
         self.title = title.map { $0.cleanedLine() }
         self.photos = photos
+        self.albums = albums
         self.skipped = skipped
         self.warnings = warnings
+    }
+}
+
+/// What an album folder's `index.md` says of the album: every field optional.
+package struct AlbumNote: Sendable, Hashable, Encodable {
+    /// Shown instead of the folder's name.
+    package var title: String?
+    /// The text above the album's photos, Markdown.
+    package var descriptionMarkdown: String?
+    /// The file name, in the album's folder or below it, of the photo that stands for the album.
+    package var cover: String?
+    /// The album's own order, instead of the site's `sort:`.
+    package var order: PhotoOrder?
+
+    package init(
+        title: String? = nil, descriptionMarkdown: String? = nil, cover: String? = nil, order: PhotoOrder? = nil
+    ) {
+        self.title = title.map { String($0.cleanedLine().prefix(PhotoMetadata.lineLimit)) }.flatMap {
+            $0.isVisiblyEmpty ? nil : $0
+        }
+        self.descriptionMarkdown = descriptionMarkdown.flatMap { text in
+            let bounded = String(text.prefix(PhotoMetadata.textLimit))
+            return bounded.isVisiblyEmpty ? nil : bounded
+        }
+        self.cover = cover.map { $0.cleanedLine() }.flatMap { $0.isEmpty ? nil : $0 }
+        self.order = order
     }
 }

@@ -9,12 +9,18 @@ package struct Gallery: Sendable {
     /// Absolute URL of the published site, for canonical links; nil when unknown.
     package var baseURL: String?
     package var items: [GalleryItem]
+    /// What albums say of themselves (an album folder's `index.md`), by album path.
+    package var albums: [[String]: AlbumDetails]
 
-    package init(title: String, introHTML: String, baseURL: String?, items: [GalleryItem]) {
+    package init(
+        title: String, introHTML: String, baseURL: String?, items: [GalleryItem],
+        albums: [[String]: AlbumDetails] = [:]
+    ) {
         self.title = title
         self.introHTML = introHTML
         self.baseURL = baseURL
         self.items = items
+        self.albums = albums
     }
 
     /// ``baseURL`` ending in `/`, ready for a relative path; nil when there is none.
@@ -24,7 +30,52 @@ package struct Gallery: Sendable {
     }
 }
 
+/// An album's own text and choices (``AlbumNote``), its description rendered.
+package struct AlbumDetails: Sendable, Hashable, Encodable {
+    package var title: String?
+    /// The description's HTML (from the Markdown stage).
+    package var descriptionHTML: String?
+    /// The ``Photo/id`` of the photo that stands for the album.
+    package var cover: String?
+    package var order: PhotoOrder?
+
+    package init(title: String? = nil, descriptionHTML: String? = nil, cover: String? = nil, order: PhotoOrder? = nil) {
+        self.title = title
+        self.descriptionHTML = descriptionHTML
+        self.cover = cover
+        self.order = order
+    }
+}
+
 extension GalleryItem {
+    /// `items` in the order `sort:` asks for; ties, and photos without the value sorted on, in
+    /// the feed's order, so that every build orders them the same way.
+    package static func ordered(_ items: [GalleryItem], by order: PhotoOrder) -> [GalleryItem] {
+        let positions = items.map(\.photo.index)
+        let sorted: [Int]
+        switch order {
+        case .feed:
+            // Most often they come in the feed's order already (the site's photos).
+            if zip(positions, positions.dropFirst()).allSatisfy({ $0 < $1 }) { return items }
+            sorted = items.indices.sorted { positions[$0] < positions[$1] }
+        case .name:
+            let keys = items.map { $0.photo.source.lastPathComponent.lowercased() }
+            sorted = items.indices.sorted { (keys[$0], positions[$0]) < (keys[$1], positions[$1]) }
+        case .oldest, .newest:
+            let times = items.map { $0.said.taken }
+            let newestFirst = order == .newest
+            sorted = items.indices.sorted { left, right in
+                switch (times[left], times[right]) {
+                case (let a?, let b?) where a != b: newestFirst ? b < a : a < b
+                case (nil, _?): false
+                case (_?, nil): true
+                default: positions[left] < positions[right]
+                }
+            }
+        }
+        return sorted.map { items[$0] }
+    }
+
     /// What the photo says, each field from the first source that says it: a sidecar file, then
     /// the feed, then the photo itself (XMP, then IPTC, then EXIF). A title made from the file's
     /// name comes last of all.

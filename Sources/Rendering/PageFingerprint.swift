@@ -248,7 +248,8 @@ extension GalleryItem {
         encoder.append(photo.id)
         encoder.append(photo.title)
         encoder.append(photo.source.absoluteString)
-        encoder.append(optional: photo.album)
+        encoder.append(int: photo.albumPath.count)
+        for name in photo.albumPath { encoder.append(name) }
         encoder.append(optional: photo.link?.absoluteString)
         if let date = photo.date {
             encoder.append(.double)

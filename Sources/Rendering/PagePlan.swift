@@ -1,21 +1,55 @@
 import Foundation
 import GalleryCore
 
-/// Splits the gallery into pages (all photos, then each album) and builds each page's context.
+/// Splits the gallery into pages (all photos, then each album, then each keyword) and builds each
+/// page's context.
 struct PagePlan: Sendable {
+    /// An album: a folder of a folder feed (albums inside it for its subfolders), or a feed's album.
     struct Album {
-        /// The feed's own value (`1`, `Coast`).
-        var name: String
+        /// Its folders, outermost first (`["2019", "Iceland"]`); one name for a feed's album.
+        var path: [String]
+        var title: String
+        var slug: String
+        /// Its own photos, in its order; not those of the albums inside it.
+        var items: [GalleryItem]
+        /// The album it is in.
+        var parent: Int?
+        /// The albums inside it, in order of first appearance.
+        var children: [Int] = []
+        /// Its photos and those of every album inside it.
+        var count = 0
+        /// The photo that stands for it: the one its `index.md` names, else its first photo,
+        /// else the cover of its first album.
+        var cover: GalleryItem?
+        /// Its `index.md` text, HTML.
+        var descriptionHTML: String?
+
+        var href: String { "album-\(slug).html" }
+    }
+
+    /// The photos that carry a keyword, on a page of their own.
+    struct Keyword {
+        /// Lower-cased: how photos' keywords are matched to it.
+        var key: String
         var title: String
         var slug: String
         var items: [GalleryItem]
+
+        var href: String { "keyword-\(slug).html" }
+    }
+
+    /// Whose photos a grid page shows.
+    enum Kind: Equatable {
+        case all
+        case album(Int)
+        case keyword(Int)
     }
 
     struct Page {
         var path: String
         var number: Int
         var items: ArraySlice<GalleryItem>
-        var album: Album?
+        var kind: Kind
         var siblings: [String]
     }
 
@@ -23,29 +57,44 @@ struct PagePlan: Sendable {
     /// their own (a header of hundreds of links helps nobody, and costs a render per page).
     static let inlineAlbumLimit = 12
     static let albumsPagePath = "albums.html"
+    static let keywordsPagePath = "keywords.html"
 
     let gallery: Gallery
+    /// Every album, each after the album it is in.
     let albums: [Album]
+    /// The albums not inside another, in order.
+    let topAlbums: [Int]
+    /// By title; empty without keyword pages.
+    let keywords: [Keyword]
     let pages: [Page]
     let pageSize: Int
-    var hasAlbumsPage: Bool { albums.count > Self.inlineAlbumLimit }
+    var hasAlbumsPage: Bool { topAlbums.count > Self.inlineAlbumLimit }
+    var hasKeywordsPage: Bool { !keywords.isEmpty }
     /// Text values go to the templates through ``Swift/String/escapableInTemplates``.
     private var siteTitle: String { gallery.title.escapableInTemplates }
 
-    init(gallery: Gallery, pageSize: Int) {
+    init(gallery: Gallery, pageSize: Int, keywordPages: Bool = false) {
         self.gallery = gallery
         self.pageSize = pageSize
         // One album is no choice: album pages only when the feed has two or more.
-        let albums = Self.albums(of: gallery.items, pageSize: pageSize)
-        self.albums = albums.count > 1 ? albums : []
-        var pages = Self.pages(of: gallery.items, prefix: "index", album: nil, pageSize: pageSize)
-        for album in self.albums {
-            pages += Self.pages(of: album.items, prefix: "album-\(album.slug)", album: album, pageSize: pageSize)
+        let found = Self.albums(of: gallery.items, details: gallery.albums, pageSize: pageSize)
+        let albums = found.count > 1 ? found : []
+        self.albums = albums
+        topAlbums = albums.indices.filter { albums[$0].parent == nil }
+        keywords = keywordPages ? Self.keywords(of: gallery.items, pageSize: pageSize) : []
+        var pages = Self.pages(of: gallery.items, prefix: "index", kind: .all, pageSize: pageSize)
+        for (number, album) in albums.enumerated() {
+            pages += Self.pages(
+                of: album.items, prefix: "album-\(album.slug)", kind: .album(number), pageSize: pageSize)
+        }
+        for (number, keyword) in keywords.enumerated() {
+            pages += Self.pages(
+                of: keyword.items, prefix: "keyword-\(keyword.slug)", kind: .keyword(number), pageSize: pageSize)
         }
         self.pages = pages
     }
 
-    private static func pages(of items: [GalleryItem], prefix: String, album: Album?, pageSize: Int) -> [Page] {
+    private static func pages(of items: [GalleryItem], prefix: String, kind: Kind, pageSize: Int) -> [Page] {
         let count = max(1, (items.count + pageSize - 1) / pageSize)
         let paths = (1...count).map { number in
             if prefix == "index" { return number == 1 ? "index.html" : "page-\(number).html" }
@@ -55,28 +104,103 @@ struct PagePlan: Sendable {
             let start = (number - 1) * pageSize
             let end = min(items.count, start + pageSize)
             return Page(
-                path: paths[number - 1], number: number, items: items[start..<end], album: album, siblings: paths)
+                path: paths[number - 1], number: number, items: items[start..<end], kind: kind, siblings: paths)
         }
     }
 
-    /// Albums in order of first appearance; a numeric album id reads "Album N". Slugs never give
-    /// two pages one name: an album "Trip 2" and the second page of an album "Trip" would both be
-    /// `album-trip-2.html`, so the album that comes later takes the next free slug.
-    private static func albums(of items: [GalleryItem], pageSize: Int) -> [Album] {
-        var order: [String] = []
+    /// Albums in order of first appearance, each album an album is in before it (a photo in
+    /// `2019 / Iceland` makes `2019` too, even with no photo of its own); a feed's numeric album
+    /// id reads "Album N" (``FeedDocument/albums`` says so).
+    private static func albums(
+        of items: [GalleryItem], details: [[String]: AlbumDetails], pageSize: Int
+    ) -> [Album] {
+        var albums: [Album] = []
+        var byPath: [[String]: Int] = [:]
+        var members: [[GalleryItem]] = []
+        for item in items {
+            let path = item.photo.albumPath
+            guard !path.isEmpty else { continue }
+            var parent: Int?
+            for depth in 1...path.count {
+                let prefix = Array(path.prefix(depth))
+                if let known = byPath[prefix] {
+                    parent = known
+                    continue
+                }
+                let number = albums.count
+                let title = details[prefix]?.title ?? prefix[prefix.count - 1]
+                albums.append(
+                    Album(
+                        path: prefix, title: title.escapableInTemplates, slug: "", items: [], parent: parent,
+                        descriptionHTML: details[prefix]?.descriptionHTML))
+                members.append([])
+                if let parent { albums[parent].children.append(number) }
+                byPath[prefix] = number
+                parent = number
+            }
+            if let parent { members[parent].append(item) }
+        }
+        let slugs = uniqueSlugs(
+            of: albums.map { $0.path.joined(separator: " / ") },
+            pageCounts: members.map { max(1, ($0.count + pageSize - 1) / max(1, pageSize)) })
+        // Inner albums come after theirs: counted and covered from the last one back.
+        for number in albums.indices.reversed() {
+            let order = details[albums[number].path]?.order
+            albums[number].slug = slugs[number]
+            albums[number].items = order.map { GalleryItem.ordered(members[number], by: $0) } ?? members[number]
+            albums[number].count =
+                members[number].count + albums[number].children.reduce(0) { $0 + albums[$1].count }
+            albums[number].cover = members[number].first ?? albums[number].children.first.flatMap { albums[$0].cover }
+        }
+        // A named cover, found among the photos of the album and the albums in it.
+        let named = Dictionary(
+            details.compactMap { path, details in details.cover.map { ($0, path) } }, uniquingKeysWith: { a, _ in a })
+        if !named.isEmpty {
+            for item in items {
+                guard let path = named[item.photo.id], let number = byPath[path],
+                    item.photo.albumPath.starts(with: path)
+                else { continue }
+                albums[number].cover = item
+            }
+        }
+        return albums
+    }
+
+    /// Every keyword that a photo says (``GalleryItem/said``), spelt as it first appears, told
+    /// apart without regard to case, sorted by title; each with its photos in gallery order.
+    private static func keywords(of items: [GalleryItem], pageSize: Int) -> [Keyword] {
+        var titles: [String: String] = [:]
         var members: [String: [GalleryItem]] = [:]
         for item in items {
-            guard let album = item.photo.album else { continue }
-            if members[album] == nil { order.append(album) }
-            members[album, default: []].append(item)
+            var seen: Set<String> = []
+            for keyword in item.said.keywords {
+                let key = keyword.lowercased()
+                guard seen.insert(key).inserted else { continue }
+                if titles[key] == nil { titles[key] = keyword }
+                members[key, default: []].append(item)
+            }
         }
-        // The names of the pages taken so far, without `album-` and `.html`.
+        let keys = titles.keys.sorted { ($0, titles[$0] ?? "") < ($1, titles[$1] ?? "") }
+        let slugs = uniqueSlugs(
+            of: keys.map { titles[$0] ?? $0 },
+            pageCounts: keys.map { max(1, ((members[$0]?.count ?? 0) + pageSize - 1) / max(1, pageSize)) },
+            empty: "keyword")
+        return keys.indices.map { number in
+            Keyword(
+                key: keys[number], title: (titles[keys[number]] ?? "").escapableInTemplates, slug: slugs[number],
+                items: members[keys[number]] ?? [])
+        }
+    }
+
+    /// The slug of each name (``albumSlug(of:)``); slugs never give two pages one name: "Trip 2"
+    /// and the second page of "Trip" would both be `…-trip-2.html`, so the name that comes later
+    /// takes the next free slug.
+    static func uniqueSlugs(of names: [String], pageCounts: [Int], empty: String = "album") -> [String] {
+        // The names of the pages taken so far, without the prefix and `.html`.
         var usedNames: Set<String> = []
-        return order.map { name in
-            let title = name.allSatisfy(\.isNumber) ? "Album \(name)" : name
-            let pageCount = max(1, ((members[name]?.count ?? 0) + pageSize - 1) / max(1, pageSize))
+        return zip(names, pageCounts).map { name, pageCount in
             func names(_ slug: String) -> [String] { [slug] + (1..<pageCount).map { "\(slug)-\($0 + 1)" } }
-            let base = albumSlug(of: name)
+            let base = albumSlug(of: name, empty: empty)
             var slug = base
             var suffix = 2
             while names(slug).contains(where: usedNames.contains) {
@@ -84,7 +208,7 @@ struct PagePlan: Sendable {
                 suffix += 1
             }
             usedNames.formUnion(names(slug))
-            return Album(name: name, title: title.escapableInTemplates, slug: slug, items: members[name] ?? [])
+            return slug
         }
     }
 
@@ -95,8 +219,8 @@ struct PagePlan: Sendable {
     /// An album's slug: ``slugify(_:empty:)`` of its name, and when that is longer than
     /// ``albumSlugLength``, its start (cut at a dash) and 8 hex digits of a hash of the whole
     /// name, so that two long names that start alike stay apart.
-    static func albumSlug(of name: String) -> String {
-        let slug = slugify(name)
+    static func albumSlug(of name: String, empty: String = "album") -> String {
+        let slug = slugify(name, empty: empty)
         guard slug.utf8.count > albumSlugLength else { return slug }
         var start = slug.prefix(albumSlugLength)
         if let dash = start.lastIndex(of: "-"), dash > start.startIndex { start = start[..<dash] }
@@ -123,19 +247,34 @@ struct PagePlan: Sendable {
         return slug.isEmpty ? empty : String(decoding: slug, as: UTF8.self)
     }
 
-    /// The albums page: every album with its first photo as a cover.
+    /// The albums page: every album not inside another, with its cover.
     func albumsPageModel(grid: GridStyle) -> AlbumsPageViewModel {
         AlbumsPageViewModel(
             site: PageViewModel.Site(title: siteTitle),
             title: "Albums · \(siteTitle)",
-            albums: albums.enumerated().compactMap { offset, album in
-                guard let first = album.items.first else { return nil }
-                return AlbumsPageViewModel.Cover(
-                    photo: PhotoViewModel(for: first, slug: nil, eager: offset < 4, grid: grid),
-                    albumTitle: album.title,
-                    albumHref: "album-\(album.slug).html", photoCount: album.items.count)
-            }
+            albums: covers(of: topAlbums, grid: grid)
         )
+    }
+
+    /// The tiles of `numbers`' albums, each with its cover; the first four load eagerly.
+    func covers(of numbers: [Int], grid: GridStyle) -> [AlbumsPageViewModel.Cover] {
+        numbers.enumerated().compactMap { offset, number in
+            let album = albums[number]
+            guard let cover = album.cover else { return nil }
+            return AlbumsPageViewModel.Cover(
+                photo: PhotoViewModel(for: cover, slug: nil, eager: offset < 4, grid: grid),
+                albumTitle: album.title, albumHref: album.href, photoCount: album.count)
+        }
+    }
+
+    /// The keywords page: every keyword with the number of its photos.
+    func keywordsPageModel() -> KeywordsPageViewModel {
+        KeywordsPageViewModel(
+            site: PageViewModel.Site(title: siteTitle),
+            title: "Keywords · \(siteTitle)",
+            keywords: keywords.map {
+                PageViewModel.AlbumLink(title: $0.title, href: $0.href, photoCount: $0.items.count, current: false)
+            })
     }
 
     /// The page numbers a page links to: the first, the last and two either side of the current
@@ -170,26 +309,61 @@ struct PagePlan: Sendable {
             number: page.number, count: pageCount, links: links,
             previous: page.number > 1 ? page.siblings[page.number - 2] : nil,
             next: page.number < pageCount ? page.siblings[page.number] : nil)
-        let albumLinks = albums.map { album in
-            PageViewModel.AlbumLink(
-                title: album.title, href: "album-\(album.slug).html", photoCount: album.items.count,
-                current: album.slug == page.album?.slug)
+        var album: Album?
+        var keyword: Keyword?
+        var top: Int?
+        switch page.kind {
+        case .all: break
+        case .album(let number):
+            album = albums[number]
+            top = number
+            while let parent = albums[top ?? number].parent { top = parent }
+        case .keyword(let number): keyword = keywords[number]
         }
+        let albumLinks = topAlbums.map { number in
+            PageViewModel.AlbumLink(
+                title: albums[number].title, href: albums[number].href, photoCount: albums[number].count,
+                current: number == top)
+        }
+        // The way up: the gallery (or the albums page), then each album the album is in.
+        var breadcrumbs: [PhotoPageViewModel.Link] = []
+        if let album {
+            breadcrumbs.append(
+                hasAlbumsPage
+                    ? PhotoPageViewModel.Link(href: Self.albumsPagePath, title: "Albums")
+                    : PhotoPageViewModel.Link(href: "index.html", title: "All photos"))
+            var ancestors: [PhotoPageViewModel.Link] = []
+            var parent = album.parent
+            while let number = parent {
+                ancestors.insert(PhotoPageViewModel.Link(href: albums[number].href, title: albums[number].title), at: 0)
+                parent = albums[number].parent
+            }
+            breadcrumbs += ancestors
+        } else if keyword != nil {
+            breadcrumbs.append(PhotoPageViewModel.Link(href: Self.keywordsPagePath, title: "Keywords"))
+        }
+        let heading = album?.title ?? keyword.map { "Photos with the keyword “\($0.title)”" }
         let canonical = gallery.baseDirectory.map { ($0 + page.path).escapableInTemplates }
+        let first = page.number == 1
         return PageViewModel(
             site: PageViewModel.Site(title: siteTitle),
-            title: page.album.map { "\($0.title) · \(siteTitle)" } ?? siteTitle,
-            isIndex: page.album == nil,
+            title: (album?.title ?? keyword?.title).map { "\($0) · \(siteTitle)" } ?? siteTitle,
+            isIndex: page.kind == .all,
             photos: photos,
-            photoCount: page.album?.items.count ?? gallery.items.count,
+            photoCount: album?.count ?? keyword?.items.count ?? gallery.items.count,
             page: navigation,
             // With an albums page, the header links to it instead of listing every album.
             albums: hasAlbumsPage ? [] : albumLinks,
             albumsPage: hasAlbumsPage
-                ? PageViewModel.AlbumsPageLink(href: Self.albumsPagePath, count: albums.count) : nil,
+                ? PageViewModel.AlbumsPageLink(href: Self.albumsPagePath, count: topAlbums.count) : nil,
+            keywordsPage: hasKeywordsPage
+                ? PageViewModel.AlbumsPageLink(href: Self.keywordsPagePath, count: keywords.count) : nil,
             // The intro opens the gallery's first page only.
-            intro: page.album == nil && page.number == 1 && !gallery.introHTML.isEmpty ? gallery.introHTML : nil,
-            albumTitle: page.album?.title,
+            intro: page.kind == .all && first && !gallery.introHTML.isEmpty ? gallery.introHTML : nil,
+            albumTitle: heading,
+            breadcrumbs: breadcrumbs,
+            albumDescription: first ? album?.descriptionHTML : nil,
+            subalbums: first ? covers(of: album?.children ?? [], grid: grid) : [],
             canonical: canonical,
             grid: grid,
             path: page.path
@@ -216,7 +390,10 @@ struct PagePlan: Sendable {
         let showsCameraDetails: Bool
         /// The offsets in the gallery of the photos that have a page.
         let shown: [Int]
-        let albumsByName: [String: Album]
+        /// Album numbers by path.
+        let albumsByPath: [[String]: Int]
+        /// Keyword pages by keyword, lower-cased.
+        let keywordPages: [String: String]
 
         init(plan: PagePlan, slugs: [Int: String], showsCameraDetails: Bool) {
             self.plan = plan
@@ -226,7 +403,10 @@ struct PagePlan: Sendable {
                 let item = plan.gallery.items[offset]
                 return slugs[item.photo.index] != nil && item.image != nil
             }
-            albumsByName = Dictionary(plan.albums.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            albumsByPath = Dictionary(
+                plan.albums.indices.map { (plan.albums[$0].path, $0) }, uniquingKeysWith: { first, _ in first })
+            keywordPages = Dictionary(
+                plan.keywords.map { ($0.key, "../" + $0.href) }, uniquingKeysWith: { first, _ in first })
         }
 
         var count: Int { shown.count }
@@ -253,8 +433,12 @@ struct PagePlan: Sendable {
             let photo = PhotoViewModel(
                 for: item, slug: slug, eager: true, grid: .justified, prefix: "../",
                 sizes: PhotoPageViewModel.sizes(width: width, height: height))
-            let album = item.photo.album.flatMap { albumsByName[$0] }.map { album in
-                PhotoPageViewModel.Link(href: "../album-\(album.slug).html", title: album.title)
+            // The album, after each album it is in.
+            var albumTrail: [PhotoPageViewModel.Link] = []
+            var number = albumsByPath[item.photo.albumPath]
+            while let album = number.map({ plan.albums[$0] }) {
+                albumTrail.insert(PhotoPageViewModel.Link(href: "../" + album.href, title: album.title), at: 0)
+                number = album.parent
             }
             let card = plan.gallery.baseDirectory.flatMap { base in
                 image.flatMap(PhotoPageViewModel.cardRendition(of:)).map { rendition in
@@ -270,11 +454,12 @@ struct PagePlan: Sendable {
                 site: PageViewModel.Site(title: siteTitle),
                 title: "\(heading) · \(siteTitle)",
                 heading: heading,
-                said: PhotoPageViewModel.Said(item),
+                said: PhotoPageViewModel.Said(item, keywordPages: keywordPages),
                 photo: photo,
                 width: width, height: height,
                 number: position + 1, count: shown.count,
-                album: album,
+                album: albumTrail.last,
+                albumTrail: albumTrail,
                 previous: neighbour(position - 1),
                 next: neighbour(position + 1),
                 grid: PhotoPageViewModel.Link(

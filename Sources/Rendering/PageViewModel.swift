@@ -90,8 +90,17 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     /// Listed in the header (empty when they are on the albums page instead).
     var albums: [AlbumLink]
     var albumsPage: AlbumsPageLink?
+    /// The keywords page, when photos have keywords and keyword pages are on.
+    var keywordsPage: AlbumsPageLink?
     var intro: String?
+    /// The album's title, or the keyword's heading.
     var albumTitle: String?
+    /// The way up from an album: the gallery, then each album it is in.
+    var breadcrumbs: [PhotoPageViewModel.Link] = []
+    /// The album's `index.md` text, HTML, on its first page.
+    var albumDescription: String?
+    /// The albums inside this one, on its first page.
+    var subalbums: [AlbumsPageViewModel.Cover] = []
     var canonical: String?
     var grid: GridStyle
     /// The page's own file name: its `<base>`, so that its links stay put while the viewer
@@ -111,6 +120,12 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
         case "hasAlbums": !albums.isEmpty
         case "albums": ["items": albums]
         case "albumsPage": albumsPage
+        case "keywordsPage": keywordsPage
+        case "breadcrumbs": breadcrumbs
+        case "hasBreadcrumbs": !breadcrumbs.isEmpty
+        case "albumDescription": albumDescription
+        case "subalbums": subalbums
+        case "hasSubalbums": !subalbums.isEmpty
         case "intro": intro
         case "albumTitle": albumTitle
         case "canonical": canonical
@@ -121,7 +136,7 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
 
 /// The values of the albums page: each album with its first photo as a cover.
 struct AlbumsPageViewModel: Sendable, MustacheParent {
-    struct Cover: Sendable, MustacheParent {
+    struct Cover: Sendable, MustacheParent, Encodable {
         var photo: PhotoViewModel
         var albumTitle: String
         var albumHref: String
@@ -132,6 +147,8 @@ struct AlbumsPageViewModel: Sendable, MustacheParent {
             case "albumTitle": albumTitle
             case "albumHref": albumHref
             case "photoCount": photoCount
+            // The tile's shape, for the grid's `--ar` (a cover's image values are its photo's).
+            case "aspect": photo.image?.aspect
             default: photo.child(named: name)
             }
         }
@@ -147,6 +164,23 @@ struct AlbumsPageViewModel: Sendable, MustacheParent {
         case "title": title
         case "albumCount": albums.count
         case "albums": albums
+        default: nil
+        }
+    }
+}
+
+/// The values of the keywords page: each keyword with the number of its photos.
+struct KeywordsPageViewModel: Sendable, MustacheParent {
+    var site: PageViewModel.Site
+    var title: String
+    var keywords: [PageViewModel.AlbumLink]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "site": site
+        case "title": title
+        case "keywordCount": keywords.count
+        case "keywords": keywords
         default: nil
         }
     }

@@ -19,6 +19,20 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         }
     }
 
+    /// A keyword, linked to its page when there are keyword pages.
+    struct Keyword: Sendable, MustacheParent, Encodable {
+        var title: String
+        var href: String?
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "title": title
+            case "href": href
+            default: nil
+            }
+        }
+    }
+
     /// The Open Graph and Twitter card values; only with `base_url` (they must be absolute).
     struct Card: Sendable, MustacheParent, Encodable {
         var url: String
@@ -46,19 +60,22 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         /// `1 May 2024, 14:32`, and the machine-readable form for `<time datetime>`.
         var taken: String?
         var takenISO: String?
-        var keywords: [String]
+        var keywords: [Keyword]
         var creator: String?
         var rights: String?
         var licence: Link?
         /// 1 to 5 stars, for a theme that shows them.
         var rating: Int?
 
-        init(_ item: GalleryItem) {
+        /// - Parameter keywordPages: each keyword's page (lower-cased keyword: its path).
+        init(_ item: GalleryItem, keywordPages: [String: String] = [:]) {
             let said = item.said
             caption = item.captionHTML ?? said.description.map(Self.paragraphs)
             taken = said.taken.map(Self.readable)
             takenISO = said.taken.map { $0.local + ($0.offset ?? "") }
-            keywords = said.keywords.map(\.escapableInTemplates)
+            keywords = said.keywords.map { keyword in
+                Keyword(title: keyword.escapableInTemplates, href: keywordPages[keyword.lowercased()])
+            }
             creator = said.creator?.escapableInTemplates
             rights = said.rights?.escapableInTemplates
             licence = said.licence.map { url in
@@ -224,7 +241,10 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
     var height: Int
     var number: Int
     var count: Int
+    /// The photo's album (the last of ``albumTrail``).
     var album: Link?
+    /// The albums the photo is in, outermost first.
+    var albumTrail: [Link] = []
     var previous: Link?
     var next: Link?
     var grid: Link
@@ -247,6 +267,8 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         case "number": number
         case "count": count
         case "album": album
+        case "albumTrail": albumTrail
+        case "hasAlbumTrail": !albumTrail.isEmpty
         case "previous": previous
         case "next": next
         case "grid": grid

@@ -21,22 +21,25 @@ package struct SiteRenderer: Sendable {
         package var grid: GridStyle
         /// Photo pages show what the camera recorded (`exif: true`).
         package var showsCameraDetails: Bool
+        /// Each keyword photos carry gets a page, linked from theirs (`keyword_pages`).
+        package var keywordPages: Bool
 
         package init(
             themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4, grid: GridStyle = .justified,
-            showsCameraDetails: Bool = false
+            showsCameraDetails: Bool = false, keywordPages: Bool = true
         ) {
             self.themeDirectory = themeDirectory
             self.pageSize = pageSize
             self.eagerCount = eagerCount
             self.grid = grid
             self.showsCameraDetails = showsCameraDetails
+            self.keywordPages = keywordPages
         }
     }
 
     /// Templates a theme may leave out: the built-in theme's are used instead, so that a theme
     /// written before they existed still builds (with photo pages and feeds in the built-in look).
-    static let optionalTemplates = ["photo-page", "atom", "jsonfeed"]
+    static let optionalTemplates = ["photo-page", "atom", "jsonfeed", "keywords"]
 
     private let configuration: Configuration
     private let templates: Templates
@@ -176,7 +179,8 @@ package struct SiteRenderer: Sendable {
         guard templates.library.getTemplate(named: "page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }
-        let plan = PagePlan(gallery: gallery, pageSize: max(1, configuration.pageSize))
+        let plan = PagePlan(
+            gallery: gallery, pageSize: max(1, configuration.pageSize), keywordPages: configuration.keywordPages)
         let eagerCount = configuration.eagerCount
         let grid = configuration.grid
         let slugs = await PhotoSlugs.slugs(of: gallery.items)
@@ -223,6 +227,14 @@ package struct SiteRenderer: Sendable {
             try await sink(
                 RenderedChunk(files: [RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8))]))
         }
+        if plan.hasKeywordsPage {
+            guard let html = templates.render(plan.keywordsPageModel(), "keywords") else {
+                throw RenderingError(
+                    .missingTemplate, "\(theme.path): no keywords.mustache, and no built-in one to use")
+            }
+            try await sink(
+                RenderedChunk(files: [RenderedFile(path: PagePlan.keywordsPagePath, contents: Array(html.utf8))]))
+        }
         try await photoPages(plan: plan, slugs: slugs, chunk: chunk, reusing: reuse, kept: kept, into: sink)
         try await sink(RenderedChunk(files: try feeds(gallery: gallery, plan: plan, slugs: slugs)))
         try await sink(RenderedChunk(files: try assets()))
@@ -243,7 +255,10 @@ package struct SiteRenderer: Sendable {
         }
         let header = Sources(
             configuration: configuration, title: gallery.title, introHTML: gallery.introHTML,
-            baseURL: gallery.baseURL, itemCount: items.count, parts: parts.map(\.description),
+            baseURL: gallery.baseURL,
+            albums: gallery.albums.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value),
+            albumPaths: gallery.albums.keys.sorted { $0.lexicographicallyPrecedes($1) }, itemCount: items.count,
+            parts: parts.map(\.description),
             // The pages' names, made from the items by the system's transliteration: a new one
             // (another ICU) renames pages without changing an item.
             slugs: (slugs ?? [:]).sorted { $0.key < $1.key }.map(\.value))
@@ -256,6 +271,8 @@ package struct SiteRenderer: Sendable {
         var title: String
         var introHTML: String
         var baseURL: String?
+        var albums: [AlbumDetails]
+        var albumPaths: [[String]]
         var itemCount: Int
         var parts: [String]
         var slugs: [String]
@@ -321,7 +338,9 @@ package struct SiteRenderer: Sendable {
                 else { return nil }
                 return (PhotoSlugs.pagePath(of: slug), rendition.path)
             }
-            let gridPages = plan.pages.map(\.path) + (plan.hasAlbumsPage ? [PagePlan.albumsPagePath] : [])
+            let gridPages =
+                plan.pages.map(\.path) + (plan.hasAlbumsPage ? [PagePlan.albumsPagePath] : [])
+                + (plan.hasKeywordsPage ? [PagePlan.keywordsPagePath] : [])
             let xml = Sitemap.xml(base: base, gridPages: gridPages, photoPages: photoPages)
             files.append(RenderedFile(path: Sitemap.path, contents: Array(xml.utf8)))
         }

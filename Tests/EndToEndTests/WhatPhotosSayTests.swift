@@ -105,7 +105,10 @@ import Testing
         let xmp = try Self.page(site, containing: "<h1>Fjord at dawn</h1>")
         #expect(xmp.contains(#"<div class="caption"><p>Mist over the water &amp; the &lt;hills&gt;.</p></div>"#))
         #expect(xmp.contains(#"Taken <time datetime="2024-05-01T14:32:10+02:00">1 May 2024, 14:32</time>"#))
-        #expect(xmp.contains("<li>fjord</li><li>morning</li>"))
+        #expect(
+            xmp.contains(
+                #"<li><a href="../keyword-fjord.html" rel="tag">fjord</a></li><li><a href="../keyword-morning.html" rel="tag">morning</a></li>"#
+            ))
         #expect(xmp.contains(#"<span class="creator">Ada Lovelace</span>"#))
         #expect(xmp.contains(#"<span class="rights">© 2024 Ada Lovelace</span>"#))
         #expect(
@@ -145,7 +148,10 @@ import Testing
         let iptc = try Self.page(site, containing: "<h1>Harbour</h1>")
         #expect(iptc.contains("<p>Boats at rest</p>"))
         #expect(iptc.contains(#"<time datetime="2023-01-02T10:11:12+01:00">2 January 2023, 10:11</time>"#))
-        #expect(iptc.contains("<li>harbour</li><li>boats</li>"))
+        #expect(
+            iptc.contains(
+                #"<li><a href="../keyword-harbour.html" rel="tag">harbour</a></li><li><a href="../keyword-boats.html" rel="tag">boats</a></li>"#
+            ))
         #expect(iptc.contains("Grace Hopper") && iptc.contains("© Grace"))
         #expect(!iptc.contains("Loses to IPTC"))
         // No alt text: the description's first line.
@@ -166,7 +172,10 @@ import Testing
         let sidecar = try Self.page(site, containing: "<h1>Told by the sidecar</h1>")
         #expect(sidecar.contains("<em>Markdown</em>"))
         #expect(!sidecar.contains("<script>alert"), "a caption's raw HTML is not let through")
-        #expect(sidecar.contains("<li>sidecar</li><li>told</li>"))
+        #expect(
+            sidecar.contains(
+                #"<li><a href="../keyword-sidecar.html" rel="tag">sidecar</a></li><li><a href="../keyword-told.html" rel="tag">told</a></li>"#
+            ))
         #expect(sidecar.contains(#"<time datetime="2021-06-07T08:09:00">7 June 2021, 08:09</time>"#))
         #expect(sidecar.contains("From the XMP sidecar"), "the XMP sidecar's rights")
         #expect(sidecar.contains("Embedded creator"), "a field no sidecar gives comes from the photo")
@@ -232,6 +241,51 @@ import Testing
         let counts = try #require(json?["counts"] as? [String: Any])
         #expect(counts["processed"] as? Int == 0)
         #expect(try Self.page(site, containing: "<h1>Retold</h1>").contains("Embedded creator"))
+    }
+
+    /// Album folders inside album folders, an album's `index.md`, and a page per keyword; a
+    /// changed album description re-renders that album's page alone and encodes nothing.
+    @Test func albumFoldersAndKeywordPages() throws {
+        let site = try Self.site()
+        try FileManager.default.createDirectory(
+            at: site.folder.file("photos/Trips/Oslo"), withIntermediateDirectories: true)
+        _ = try Self.photo(site, "Trips/h-trip.jpg", shade: 60)
+        let oslo = try Self.photo(site, "Trips/Oslo/g-oslo.jpg", shade: 100)
+        try Self.exiftool(["-XMP-dc:Subject=Fjord", "-XMP-dc:Subject=city"], oslo)
+        try site.folder.write(
+            "---\ntitle: Trips abroad\ncover: Oslo/g-oslo.jpg\n---\nWhere we went in **2024**.\n",
+            to: "photos/Trips/index.md")
+        let report = site.folder.file("report.json")
+        let first = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(first.status == 0, "\(first.standardError)")
+        func read(_ path: String) throws -> String {
+            try String(contentsOf: site.folder.file("public/\(path)"), encoding: .utf8)
+        }
+        let trips = try read("album-trips.html")
+        #expect(trips.contains("<h2 class=\"album-title\">Trips abroad</h2>"))
+        #expect(trips.contains("<p>Where we went in <strong>2024</strong>.</p>"))
+        #expect(trips.contains(#"<a href="album-trips-oslo.html">Oslo</a> <span class="count">1</span>"#))
+        let index = try read("index.html")
+        #expect(index.contains(#"<a href="album-trips.html">Trips abroad</a> <span class="count">2</span>"#))
+        #expect(try read("album-trips-oslo.html").contains(#"<li><a href="album-trips.html">Trips abroad</a></li>"#))
+        // Keywords from XMP, IPTC and a sidecar, told apart without regard to case.
+        let fjord = try read("keyword-fjord.html")
+        #expect(fjord.contains("Photos with the keyword “fjord”"))
+        #expect(fjord.components(separatedBy: #"class="photo""#).count - 1 == 2)
+        for path in ["keyword-harbour.html", "keyword-sidecar.html", "keyword-city.html", "keywords.html"] {
+            #expect(FileManager.default.fileExists(atPath: site.folder.file("public/\(path)").path), "\(path)")
+        }
+        #expect(try Self.page(site, containing: "<h1>Fjord at dawn</h1>").contains(#"href="../keyword-fjord.html""#))
+
+        try site.folder.write(
+            "---\ntitle: Trips abroad\ncover: Oslo/g-oslo.jpg\n---\nWhere we went.\n", to: "photos/Trips/index.md")
+        let second = try CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(try read("album-trips.html").contains("<p>Where we went.</p>"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        let counts = try #require(json?["counts"] as? [String: Any])
+        #expect(counts["processed"] as? Int == 0)
+        #expect(counts["pages_rendered"] as? Int == 1, "\(counts)")
     }
 
     /// A photo whose XMP block is not XML, or is huge, is a warning naming it, never a failure.

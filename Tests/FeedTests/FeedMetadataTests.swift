@@ -51,6 +51,64 @@ import Testing
         #expect(said.licence == "https://example.org/licence")
     }
 
+    @Test func aListFeedNamesAlbumsInsideAlbumsAndIDsAndLinks() throws {
+        let document = try read(
+            """
+            [{"title": "a", "imageUrl": "https://cdn.example.com/a.jpg", "album": "Garden / Flowers", "id": "f-1",
+              "link": "https://example.org/a"},
+             {"title": "b", "imageUrl": "https://cdn.example.com/b.jpg", "album": "7", "link": "javascript:x"}]
+            """)
+        #expect(document.photos.map(\.albumPath) == [["Garden", "Flowers"], ["7"]])
+        #expect(document.photos.map(\.id) == ["f-1", "2"])
+        #expect(document.photos.map(\.link?.absoluteString) == ["https://example.org/a", nil])
+        #expect(document.albums == [["7"]: AlbumNote(title: "Album 7")])
+    }
+
+    @Test func anAlbumFoldersIndexSaysItsTitleTextCoverAndOrder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("albums-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let files = [
+            "top.jpg", "Trip/a.jpg", "Trip/Day 2/b.jpg", "Other/c.jpg", "Broken/d.jpg", "Binary/e.jpg", "Plain/f.jpg",
+        ]
+        for path in files {
+            let file = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: file)
+        }
+        func write(_ text: String, _ path: String) throws {
+            try Data(text.utf8).write(to: root.appendingPathComponent(path))
+        }
+        try write("---\ntitle: A trip\ncover: Day 2/b.jpg\nsort: newest\n---\nThree *days* north.\n", "Trip/index.md")
+        try write("---\ncover: ../top.jpg\nsort: sideways\ncolour: red\n---\n", "Other/index.md")
+        try write("---\ntitle: [unclosed\n---\nStill read.\n", "Broken/index.md")
+        try Data([0xFF, 0xFE, 0x00]).write(to: root.appendingPathComponent("Binary/index.md"))
+        try write("Only a description.", "Plain/index.md")
+        // The feed folder's own index.md is the site's business (its intro), not an album's.
+        try write("---\ntitle: Not an album\n---\n", "index.md")
+
+        let document = try FeedReader().document(fromFolder: root)
+        #expect(
+            document.albums[["Trip"]]
+                == AlbumNote(
+                    title: "A trip", descriptionMarkdown: "Three *days* north.", cover: "Trip/Day 2/b.jpg",
+                    order: .newest))
+        // A cover outside the album and an unknown order are warned about and dropped.
+        #expect(document.albums[["Other"]] == nil)
+        #expect(document.albums[["Broken"]] == AlbumNote(descriptionMarkdown: "Still read."))
+        #expect(document.albums[["Binary"]] == nil)
+        #expect(document.albums[["Plain"]] == AlbumNote(descriptionMarkdown: "Only a description."))
+        #expect(document.albums[[]] == nil)
+        let warnings = document.warnings.joined(separator: "\n")
+        #expect(warnings.contains("Other/index.md: the cover \"../top.jpg\" is no photo of the album"), "\(warnings)")
+        #expect(warnings.contains("Other/index.md: `sort` is \"sideways\"; use feed, name, oldest, newest"))
+        #expect(warnings.contains("Other/index.md: unknown front matter key `colour`; use title, cover, sort"))
+        #expect(warnings.contains("Broken/index.md: its front matter is not YAML"))
+        #expect(warnings.contains("Binary/index.md: not UTF-8 text; not read"))
+        // index.md is nobody's photo sidecar, and no photo.
+        #expect(document.photos.map(\.id).sorted() == files.sorted())
+    }
+
     @Test func jsonFeedAndITunesMapWhatTheyCarry() throws {
         let feed = try read(
             """

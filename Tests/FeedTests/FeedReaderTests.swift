@@ -27,6 +27,8 @@ import Testing
         #expect(document.photos.map(\.title) == ["one", "two"])
         #expect(document.photos.map(\.id) == ["1", "51"])
         #expect(document.photos.map(\.album) == ["1", "2"])
+        // A numeric album id reads "Album N"; its pages keep the id's name.
+        #expect(document.albums[["1"]]?.title == "Album 1" && document.albums[["2"]]?.title == "Album 2")
         #expect(document.photos[0].source.absoluteString == "https://photos.example.com/600/92c952.jpg")
     }
 

@@ -107,7 +107,8 @@ import Testing
         #expect(labels(item) == ["photo", "image", "failure", "sourceName", "captionHTML"])
         #expect(
             labels(item.photo) == [
-                "index", "id", "title", "source", "album", "link", "date", "hasFeedID", "titleIsFileName", "metadata",
+                "index", "id", "title", "source", "albumPath", "link", "date", "hasFeedID", "titleIsFileName",
+                "metadata",
                 "captionMarkdown",
             ])
         #expect(
@@ -126,6 +127,7 @@ import Testing
         var changes: [(inout GalleryItem) -> Void] = [
             { $0.photo.index += 1 }, { $0.photo.id += "x" }, { $0.photo.title += "x" },
             { $0.photo.source = URL(string: "https://cdn.example.com/other.jpg")! }, { $0.photo.album = nil },
+            { $0.photo.albumPath = ["Coast", "North"] }, { $0.photo.albumPath = ["Coast / North"] },
             { $0.photo.link = nil }, { $0.photo.date = nil }, { $0.photo.hasFeedID.toggle() },
             { $0.image = nil }, { $0.image?.width += 1 }, { $0.image?.height += 1 },
             { $0.image?.renditions.removeLast() }, { $0.image?.renditions[0].format = .avif },

@@ -7,7 +7,7 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "grid", "sort", "host_files", "seed", "remote_cache", "follow_symlinks",
+        "exif", "keyword_pages", "grid", "sort", "host_files", "seed", "remote_cache", "follow_symlinks",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = [
@@ -69,6 +69,8 @@ struct ConfigReader {
             ?? false
         config.showsCameraDetails =
             try top["exif"].map { node throws(ConfigError) in try bool(node, key: "exif") } ?? false
+        config.keywordPages =
+            try top["keyword_pages"].map { node throws(ConfigError) in try bool(node, key: "keyword_pages") } ?? true
         config.hostFiles =
             try top["host_files"].map { node throws(ConfigError) in try bool(node, key: "host_files") } ?? true
         config.followsSymlinks =

@@ -27,28 +27,6 @@ extension BuildSession {
         var introSHA256: String?
     }
 
-    /// `items` (in feed order) in the order `sort:` asks for; ties keep the feed's order.
-    static func ordered(_ items: [GalleryItem], by order: PhotoOrder) -> [GalleryItem] {
-        switch order {
-        case .feed:
-            return items
-        case .name:
-            let keys = items.map { $0.photo.source.lastPathComponent.lowercased() }
-            return items.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }.map { items[$0] }
-        case .oldest, .newest:
-            let times = items.map { $0.said.taken }
-            let newestFirst = order == .newest
-            return items.indices.sorted { left, right in
-                switch (times[left], times[right]) {
-                case (let a?, let b?) where a != b: newestFirst ? b < a : a < b
-                case (nil, _?): false
-                case (_?, nil): true
-                default: left < right
-                }
-            }.map { items[$0] }
-        }
-    }
-
     /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
     /// holds all its pages). A grid or photo page found in place as this build would write it
     /// (``RenderedPages``) is not rendered again.
@@ -77,7 +55,7 @@ extension BuildSession {
             intro = MarkdownRenderer(allowsRawHTML: config.allowRawHTML).html(from: text)
         }
         let captions = MarkdownRenderer(allowsRawHTML: false)
-        let items = Self.ordered(
+        let items = GalleryItem.ordered(
             feed.photos.map { photo in
                 let outcome = outcomes[photo.index]
                 return GalleryItem(
@@ -85,7 +63,13 @@ extension BuildSession {
                     sourceName: displayName(of: photo.source),
                     captionHTML: photo.captionMarkdown.map { captions.html(from: $0) })
             }, by: config.order)
-        let gallery = Gallery(title: config.title, introHTML: intro, baseURL: config.baseURL, items: items)
+        let albums = feed.albums.mapValues { note in
+            AlbumDetails(
+                title: note.title, descriptionHTML: note.descriptionMarkdown.map { captions.html(from: $0) },
+                cover: note.cover, order: note.order)
+        }
+        let gallery = Gallery(
+            title: config.title, introHTML: intro, baseURL: config.baseURL, items: items, albums: albums)
         let previous = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
         var site = RenderedSite(record: previous, introSHA256: introSHA256)
         do {

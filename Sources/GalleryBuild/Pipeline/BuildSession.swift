@@ -108,7 +108,7 @@ struct BuildSession: Sendable {
             self.renderer = try await SiteRenderer(
                 configuration: SiteRenderer.Configuration(
                     themeDirectory: layout.themeDirectory, pageSize: config.pageSize, grid: config.grid,
-                    showsCameraDetails: config.showsCameraDetails)
+                    showsCameraDetails: config.showsCameraDetails, keywordPages: config.keywordPages)
             )
         } catch {
             throw BuildError(.theme, underlying: error)
