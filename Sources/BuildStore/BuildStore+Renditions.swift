@@ -23,6 +23,7 @@ package struct RenditionSetRecord: Sendable, Equatable {
     /// Beside `metadata_read` and `rating`; keywords one a line.
     static let metadataColumns = [
         "title", "description", "alt", "keywords", "taken_local", "taken_offset", "creator", "rights", "licence",
+        "location",
     ]
 
     /// The columns of a set's row, in the order ``BuildStore`` reads and writes them.
@@ -35,7 +36,7 @@ package struct RenditionSetRecord: Sendable, Equatable {
         return [
             true, metadata.rating, metadata.title, metadata.description, metadata.alt,
             metadata.keywords.isEmpty ? nil : metadata.keywords.joined(separator: "\n"), metadata.taken?.local,
-            metadata.taken?.offset, metadata.creator, metadata.rights, metadata.licence,
+            metadata.taken?.offset, metadata.creator, metadata.rights, metadata.licence, metadata.location?.stored,
         ]
     }
 
@@ -49,7 +50,8 @@ package struct RenditionSetRecord: Sendable, Equatable {
             title: row[start + 2], description: row[start + 3], alt: row[start + 4],
             keywords: keywords.map { $0.split(separator: "\n").map(String.init) } ?? [],
             taken: local.flatMap { CaptureTime(local: $0, offset: row[start + 7]) }, rating: row[start + 1],
-            creator: row[start + 8], rights: row[start + 9], licence: row[start + 10])
+            creator: row[start + 8], rights: row[start + 9], licence: row[start + 10],
+            location: (row[start + 11] as String?).flatMap(GeoPoint.init(stored:)))
     }
 }
 

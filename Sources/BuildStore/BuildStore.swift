@@ -251,11 +251,23 @@ package final class BuildStore: Sendable {
             // `metadata_read`: a set made before it was read.
             try db.alter(table: "rendition_set") { table in
                 table.add(column: "metadata_read", .boolean)
-                for column in RenditionSetRecord.metadataColumns { table.add(column: column, .text) }
+                // As v6 made them: a migration never changes (v7 adds `location`).
+                for column in [
+                    "title", "description", "alt", "keywords", "taken_local", "taken_offset", "creator", "rights",
+                    "licence",
+                ] {
+                    table.add(column: column, .text)
+                }
                 table.add(column: "rating", .integer)
             }
             // The place v1 kept for it, never filled.
             try db.drop(table: "photo_metadata")
+        }
+        migrator.registerMigration("v7: where the photos were taken") { db in
+            // `59.91387,10.75225`. Every set reads its original's header once more, for the GPS
+            // block v6 did not read (no pixel is decoded).
+            try db.alter(table: "rendition_set") { table in table.add(column: "location", .text) }
+            try db.execute(sql: "UPDATE rendition_set SET metadata_read = NULL")
         }
         return migrator
     }()

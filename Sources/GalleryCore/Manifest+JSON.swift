@@ -36,6 +36,13 @@ extension ManifestPhoto {
                 bytes.append(UInt8(ascii: "]"))
             }
             inner.string("licence", metadata.licence, &bytes)
+            if let location = metadata.location {
+                inner.key("location", &bytes)
+                var point = JSONObjectWriter(&bytes)
+                point.number("latitude", location.latitude, &bytes)
+                point.number("longitude", location.longitude, &bytes)
+                bytes.append(UInt8(ascii: "}"))
+            }
             inner.integer("rating", metadata.rating, &bytes)
             inner.string("rights", metadata.rights, &bytes)
             if let taken = metadata.taken {
@@ -108,6 +115,16 @@ struct JSONObjectWriter {
         guard let value else { return }
         key(name, &bytes)
         RecordLines.appendJSON(value, to: &bytes)
+    }
+
+    /// A finite number as JSONEncoder spells it: shortest (`59.9`), a whole one without `.0`.
+    mutating func number(_ name: String, _ value: Double, _ bytes: inout [UInt8]) {
+        key(name, &bytes)
+        if value == value.rounded(), abs(value) < 1e15 {
+            bytes += "\(Int(value))".utf8
+        } else {
+            bytes += "\(value)".utf8
+        }
     }
 
     mutating func integer(_ name: String, _ value: Int?, _ bytes: inout [UInt8]) {

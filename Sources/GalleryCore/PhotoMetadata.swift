@@ -1,7 +1,7 @@
 /// What a photo says about itself, as its photographer wrote it: into the file (EXIF, IPTC,
 /// XMP), into a sidecar beside it, or into the feed. Every value is untrusted text, cleaned and
-/// bounded on the way in (``PhotoMetadata/bounded()``) and escaped on output. No place: GPS is
-/// never read.
+/// bounded on the way in (``PhotoMetadata/bounded()``) and escaped on output. Where it was taken
+/// (``location``) is kept for the build alone: the output shows it only as `location:` allows.
 package struct PhotoMetadata: Sendable, Hashable, Codable {
     /// The values, held in one allocation that copies share, and none at all when nothing is
     /// said: every photo and thumbnail set carries one, and at 100,000 photos inline fields
@@ -16,6 +16,7 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
         var creator: String?
         var rights: String?
         var licence: String?
+        var location: GeoPoint?
     }
 
     private final class Storage: Sendable {
@@ -75,15 +76,21 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
         get { fields.licence }
         set { fields.licence = newValue }
     }
+    /// Where the photo was taken (its GPS position), as the photo says it; never shown unless
+    /// `location:` asks for it, and then rounded (``GeoPoint/rounded(to:)``).
+    package var location: GeoPoint? {
+        get { fields.location }
+        set { fields.location = newValue }
+    }
 
     package init(
         title: String? = nil, description: String? = nil, alt: String? = nil, keywords: [String] = [],
         taken: CaptureTime? = nil, rating: Int? = nil, creator: String? = nil, rights: String? = nil,
-        licence: String? = nil
+        licence: String? = nil, location: GeoPoint? = nil
     ) {
         fields = Fields(
             title: title, description: description, alt: alt, keywords: keywords, taken: taken, rating: rating,
-            creator: creator, rights: rights, licence: licence)
+            creator: creator, rights: rights, licence: licence, location: location)
     }
 
     package static func == (lhs: PhotoMetadata, rhs: PhotoMetadata) -> Bool {
@@ -98,7 +105,7 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
     package var isEmpty: Bool { storage == nil }
 
     package enum CodingKeys: String, CodingKey {
-        case title, description, alt, keywords, taken, rating, creator, rights, licence
+        case title, description, alt, keywords, taken, rating, creator, rights, licence, location
     }
 
     /// Written as the manifest writes it: absent values and an empty keyword list left out.
@@ -113,6 +120,7 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
         try container.encodeIfPresent(creator, forKey: .creator)
         try container.encodeIfPresent(rights, forKey: .rights)
         try container.encodeIfPresent(licence, forKey: .licence)
+        try container.encodeIfPresent(location, forKey: .location)
     }
 
     /// Read back through ``bounded()``: a record is as untrusted as the photo it came from.
@@ -127,7 +135,8 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
             rating: try container.decodeIfPresent(Int.self, forKey: .rating),
             creator: try container.decodeIfPresent(String.self, forKey: .creator),
             rights: try container.decodeIfPresent(String.self, forKey: .rights),
-            licence: try container.decodeIfPresent(String.self, forKey: .licence)
+            licence: try container.decodeIfPresent(String.self, forKey: .licence),
+            location: try container.decodeIfPresent(GeoPoint.self, forKey: .location)
         ).bounded()
     }
 
@@ -137,7 +146,7 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
             title: title ?? other.title, description: description ?? other.description, alt: alt ?? other.alt,
             keywords: keywords.isEmpty ? other.keywords : keywords, taken: taken ?? other.taken,
             rating: rating ?? other.rating, creator: creator ?? other.creator, rights: rights ?? other.rights,
-            licence: licence ?? other.licence)
+            licence: licence ?? other.licence, location: location ?? other.location)
     }
 
     /// The longest title, alt text, creator and rights kept, in characters.
@@ -174,7 +183,8 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
         return PhotoMetadata(
             title: line(title), description: description.flatMap(Self.paragraphs), alt: line(alt),
             keywords: keywords, taken: taken, rating: rating.flatMap { (1...5).contains($0) ? $0 : nil },
-            creator: line(creator), rights: line(rights), licence: licence)
+            creator: line(creator), rights: line(rights), licence: licence,
+            location: location.flatMap { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) })
     }
 
     /// Text that keeps its line breaks (as `\n`), each line cleaned; nil when it shows nothing.
@@ -194,13 +204,112 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
             alt: winner.alt == nil ? alt : nil, keywords: winner.keywords.isEmpty ? keywords : [],
             taken: winner.taken == nil ? taken : nil, rating: winner.rating == nil ? rating : nil,
             creator: winner.creator == nil ? creator : nil, rights: winner.rights == nil ? rights : nil,
-            licence: winner.licence == nil ? licence : nil)
+            licence: winner.licence == nil ? licence : nil, location: winner.location == nil ? location : nil)
     }
 
     /// At most `limit` characters, the last an ellipsis when cut: cutting again changes nothing,
     /// so a record read back (a manifest, a remote set) is what was written, and its MAC holds.
     static func shortened(_ text: String, to limit: Int) -> String {
         text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+    }
+}
+
+/// A place on Earth, in degrees (WGS 84, as GPS and OpenStreetMap give it).
+package struct GeoPoint: Sendable, Hashable, Codable {
+    package let latitude: Double
+    package let longitude: Double
+
+    /// Nil unless both are finite and on Earth (a photo's broken GPS block says 91° or NaN).
+    package init?(latitude: Double, longitude: Double) {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+        // No negative zero: -0.0 and 0.0 are one place, one text.
+        self.latitude = latitude == 0 ? 0 : latitude
+        self.longitude = longitude == 0 ? 0 : longitude
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let latitude = try container.decode(Double.self, forKey: .latitude)
+        let longitude = try container.decode(Double.self, forKey: .longitude)
+        guard let point = GeoPoint(latitude: latitude, longitude: longitude) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .latitude, in: container, debugDescription: "not a place on Earth")
+        }
+        self = point
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case latitude, longitude
+    }
+
+    /// The point with each coordinate rounded to `places` decimals: 1 place is about 11 km,
+    /// 5 places about a metre.
+    package func rounded(to places: Int) -> GeoPoint {
+        var scale = 1.0
+        for _ in 0..<max(0, places) { scale *= 10 }
+        return GeoPoint(
+            latitude: (latitude * scale).rounded() / scale, longitude: (longitude * scale).rounded() / scale)
+            ?? self
+    }
+
+    /// `59.91387,10.75225`: how the build store keeps it.
+    package var stored: String { "\(latitude),\(longitude)" }
+
+    package init?(stored text: String) {
+        let parts = text.split(separator: ",")
+        guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else { return nil }
+        self.init(latitude: latitude, longitude: longitude)
+    }
+
+    /// A GPS coordinate as EXIF keeps it: degrees, minutes and seconds as rationals
+    /// (`59/1 54/1 31203/625`), and its reference (`N`, `S`, `E`, `W`).
+    package static func degrees(rationals text: String, reference: String?) -> Double? {
+        let numbers = text.split(separator: " ").map { part -> Double? in
+            let fraction = part.split(separator: "/")
+            guard fraction.count == 2, let top = Double(fraction[0]), let bottom = Double(fraction[1]), bottom != 0
+            else { return nil }
+            return top / bottom
+        }
+        guard (1...3).contains(numbers.count), numbers.allSatisfy({ $0 != nil }) else { return nil }
+        let values = numbers.map { $0 ?? 0 } + [0, 0]
+        let value = values[0] + values[1] / 60 + values[2] / 3600
+        switch reference?.trimmingWhitespace().uppercased() {
+        case "S", "W": return -value
+        default: return value
+        }
+    }
+
+    /// A GPS coordinate as XMP keeps it (`59,54.83208N`, `59,54,49.9N`, or decimal degrees).
+    package static func degrees(xmp text: String) -> Double? {
+        var body = Substring(text.trimmingWhitespace())
+        var sign = 1.0
+        if let last = body.last, "NSEW".contains(last.uppercased()) {
+            if "SW".contains(last.uppercased()) { sign = -1 }
+            body = body.dropLast()
+        }
+        let parts = body.split(separator: ",").map { Double($0.trimmingWhitespace()) }
+        guard (1...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) else { return nil }
+        let values = parts.map { $0 ?? 0 } + [0, 0]
+        return sign * (values[0] + values[1] / 60 + values[2] / 3600)
+    }
+}
+
+/// How much of where a photo was taken the site shows (`location:`).
+package enum LocationPrecision: String, Sendable, CaseIterable, Encodable {
+    /// Nothing: no coordinate in any file of the site (the default).
+    case off
+    /// Rounded to 0.1 degree, about 11 km: the town, not the house.
+    case city
+    /// Rounded to 5 decimals, about a metre.
+    case exact
+
+    /// Decimal places kept; nil when nothing is shown.
+    package var places: Int? {
+        switch self {
+        case .off: nil
+        case .city: 1
+        case .exact: 5
+        }
     }
 }
 

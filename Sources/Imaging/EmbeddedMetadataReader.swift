@@ -3,8 +3,9 @@ import GalleryCore
 import Metadata
 
 /// Reads what a photo says about itself from the blocks libvips found in its header: XMP first
-/// (what today's tools write and keep in step), then IPTC-IIM, then EXIF, field by field. GPS
-/// is never read. Broken blocks are warnings; the fields of the others still count.
+/// (what today's tools write and keep in step), then IPTC-IIM, then EXIF, field by field. The GPS
+/// position is read for the build, which shows it only as `location:` allows. Broken blocks are
+/// warnings; the fields of the others still count.
 enum EmbeddedMetadataReader {
     static func metadata(of image: VipsImageRef) -> (metadata: PhotoMetadata, warnings: [String]) {
         var warnings: [String] = []
@@ -37,9 +38,23 @@ enum EmbeddedMetadataReader {
         let taken = field("exif-ifd2-DateTimeOriginal").flatMap { date in
             CaptureTime.parse(date, offset: field("exif-ifd2-OffsetTimeOriginal"))
         }
+        func raw(_ name: String) -> String? {
+            gg_vips_metadata_string(image.pointer, name).flatMap { ExifField(String(cString: $0))?.raw }
+        }
+        // GPS IFD (ifd3): degrees, minutes, seconds as rationals, and their hemispheres.
+        var location: GeoPoint?
+        if let latitude = raw("exif-ifd3-GPSLatitude").flatMap({
+            GeoPoint.degrees(rationals: $0, reference: raw("exif-ifd3-GPSLatitudeRef"))
+        }),
+            let longitude = raw("exif-ifd3-GPSLongitude").flatMap({
+                GeoPoint.degrees(rationals: $0, reference: raw("exif-ifd3-GPSLongitudeRef"))
+            })
+        {
+            location = GeoPoint(latitude: latitude, longitude: longitude)
+        }
         return PhotoMetadata(
             description: field("exif-ifd0-ImageDescription") ?? field("exif-ifd2-UserComment"), taken: taken,
-            creator: field("exif-ifd0-Artist"), rights: copyright)
+            creator: field("exif-ifd0-Artist"), rights: copyright, location: location)
     }
 
     /// What cameras write where the photographer wrote nothing.

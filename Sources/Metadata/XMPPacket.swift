@@ -194,7 +194,16 @@ private struct Properties {
             creator: all(Namespace.dc, "creator").filter { !$0.isVisiblyEmpty }.joined(separator: ", ")
                 .nilWhenEmpty,
             rights: first(Namespace.dc, "rights"),
-            licence: first(Namespace.creativeCommons, "license") ?? first(Namespace.xmpRights, "WebStatement"))
+            licence: first(Namespace.creativeCommons, "license") ?? first(Namespace.xmpRights, "WebStatement"),
+            location: location)
+    }
+
+    /// `exif:GPSLatitude` and `exif:GPSLongitude`, both or neither.
+    var location: GeoPoint? {
+        guard let latitude = first(Namespace.exif, "GPSLatitude").flatMap(GeoPoint.degrees(xmp:)),
+            let longitude = first(Namespace.exif, "GPSLongitude").flatMap(GeoPoint.degrees(xmp:))
+        else { return nil }
+        return GeoPoint(latitude: latitude, longitude: longitude)
     }
 }
 

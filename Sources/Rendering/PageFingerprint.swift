@@ -82,6 +82,13 @@ final class FingerprintEncoder: Encoder {
         append(optional: metadata.taken?.offset)
         if let rating = metadata.rating { append(int: rating) } else { append(.null) }
         for text in [metadata.creator, metadata.rights, metadata.licence] { append(optional: text) }
+        if let location = metadata.location {
+            append(.double)
+            append(integer: location.latitude.bitPattern)
+            append(integer: location.longitude.bitPattern)
+        } else {
+            append(.null)
+        }
         append(.close)
     }
 

@@ -377,8 +377,8 @@ struct PagePlan: Sendable {
     }
 
     /// The photo pages, each built when asked for (``PhotoPages``).
-    func photoPages(slugs: [Int: String], showsCameraDetails: Bool) -> PhotoPages {
-        PhotoPages(plan: self, slugs: slugs, showsCameraDetails: showsCameraDetails)
+    func photoPages(slugs: [Int: String], showsCameraDetails: Bool, location: LocationPrecision = .off) -> PhotoPages {
+        PhotoPages(plan: self, slugs: slugs, showsCameraDetails: showsCameraDetails, location: location)
     }
 
     /// Every photo page's path and values, in gallery order; neighbours are the photos before and
@@ -388,6 +388,7 @@ struct PagePlan: Sendable {
         let plan: PagePlan
         let slugs: [Int: String]
         let showsCameraDetails: Bool
+        let location: LocationPrecision
         /// The offsets in the gallery of the photos that have a page.
         let shown: [Int]
         /// Album numbers by path.
@@ -395,10 +396,11 @@ struct PagePlan: Sendable {
         /// Keyword pages by keyword, lower-cased.
         let keywordPages: [String: String]
 
-        init(plan: PagePlan, slugs: [Int: String], showsCameraDetails: Bool) {
+        init(plan: PagePlan, slugs: [Int: String], showsCameraDetails: Bool, location: LocationPrecision) {
             self.plan = plan
             self.slugs = slugs
             self.showsCameraDetails = showsCameraDetails
+            self.location = location
             shown = plan.gallery.items.indices.filter { offset in
                 let item = plan.gallery.items[offset]
                 return slugs[item.photo.index] != nil && item.image != nil
@@ -454,7 +456,7 @@ struct PagePlan: Sendable {
                 site: PageViewModel.Site(title: siteTitle),
                 title: "\(heading) · \(siteTitle)",
                 heading: heading,
-                said: PhotoPageViewModel.Said(item, keywordPages: keywordPages),
+                said: PhotoPageViewModel.Said(item, keywordPages: keywordPages, location: location),
                 photo: photo,
                 width: width, height: height,
                 number: position + 1, count: shown.count,
@@ -470,7 +472,7 @@ struct PagePlan: Sendable {
                 structuredData: PhotoPageViewModel.ImageObject.json(
                     for: item,
                     contentUrl: largest.map { (plan.gallery.baseDirectory ?? "../") + $0.path },
-                    width: width, height: height)
+                    width: width, height: height, location: location)
             )
             return (path, model)
         }

@@ -33,6 +33,41 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         }
     }
 
+    /// Where a photo was taken, as much as `location:` shows: rounded coordinates and their page on
+    /// OpenStreetMap.
+    struct Place: Sendable, MustacheParent, Encodable {
+        var latitude: String
+        var longitude: String
+        /// `59.9° N, 10.8° E`.
+        var label: String
+        var href: String
+
+        init?(_ point: GeoPoint?, precision: LocationPrecision) {
+            guard let point, let places = precision.places else { return nil }
+            let rounded = point.rounded(to: places)
+            func text(_ value: Double) -> String { String(format: "%.\(places)f", value) }
+            latitude = text(rounded.latitude)
+            longitude = text(rounded.longitude)
+            label =
+                "\(text(abs(rounded.latitude)))° \(rounded.latitude < 0 ? "S" : "N"), "
+                + "\(text(abs(rounded.longitude)))° \(rounded.longitude < 0 ? "W" : "E")"
+            // A town's zoom for a town's precision; the street's for a metre's.
+            let zoom = places <= 1 ? 11 : 17
+            href =
+                "https://www.openstreetmap.org/?mlat=\(latitude)&mlon=\(longitude)#map=\(zoom)/\(latitude)/\(longitude)"
+        }
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "latitude": latitude
+            case "longitude": longitude
+            case "label": label
+            case "href": href
+            default: nil
+            }
+        }
+    }
+
     /// The Open Graph and Twitter card values; only with `base_url` (they must be absolute).
     struct Card: Sendable, MustacheParent, Encodable {
         var url: String
@@ -66,9 +101,13 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         var licence: Link?
         /// 1 to 5 stars, for a theme that shows them.
         var rating: Int?
+        /// Where it was taken, rounded as `location:` says, linked on OpenStreetMap; nil when off.
+        var place: Place?
 
-        /// - Parameter keywordPages: each keyword's page (lower-cased keyword: its path).
-        init(_ item: GalleryItem, keywordPages: [String: String] = [:]) {
+        /// - Parameters:
+        ///   - keywordPages: each keyword's page (lower-cased keyword: its path).
+        ///   - location: how much of the place is shown.
+        init(_ item: GalleryItem, keywordPages: [String: String] = [:], location: LocationPrecision = .off) {
             let said = item.said
             caption = item.captionHTML ?? said.description.map(Self.paragraphs)
             taken = said.taken.map(Self.readable)
@@ -82,10 +121,12 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
                 Link(href: url.escapableInTemplates, title: Self.licenceName(of: url).escapableInTemplates)
             }
             rating = said.rating
+            place = Place(said.location, precision: location)
         }
 
         var isEmpty: Bool {
             caption == nil && taken == nil && keywords.isEmpty && creator == nil && rights == nil && licence == nil
+                && place == nil
         }
 
         func child(named name: String) -> Any? {
@@ -98,6 +139,7 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
             case "rights": rights
             case "licence": licence
             case "rating": rating
+            case "place": place
             case "hasKeywords": !keywords.isEmpty
             case "hasCredit": creator != nil || rights != nil || licence != nil
             default: nil
@@ -177,17 +219,42 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         var copyrightNotice: String?
         var license: String?
         var acquireLicensePage: String?
+        var contentLocation: Location?
+
+        /// schema.org's `Place` with its `GeoCoordinates`, as rounded as the page shows them.
+        struct Location: Encodable {
+            struct Coordinates: Encodable {
+                var type = "GeoCoordinates"
+                var latitude: Double
+                var longitude: Double
+
+                enum CodingKeys: String, CodingKey {
+                    case type = "@type"
+                    case latitude, longitude
+                }
+            }
+
+            var type = "Place"
+            var geo: Coordinates
+
+            enum CodingKeys: String, CodingKey {
+                case type = "@type"
+                case geo
+            }
+        }
 
         enum CodingKeys: String, CodingKey {
             case context = "@context"
             case type = "@type"
             case contentUrl, width, height, name, caption, dateCreated, keywords, creator
-            case copyrightNotice, license, acquireLicensePage
+            case copyrightNotice, license, acquireLicensePage, contentLocation
         }
 
         /// The page's JSON-LD, or nil without an image. `contentUrl` is absolute with `base_url`,
         /// else relative to the page.
-        static func json(for item: GalleryItem, contentUrl: String?, width: Int, height: Int) -> String? {
+        static func json(
+            for item: GalleryItem, contentUrl: String?, width: Int, height: Int, location: LocationPrecision = .off
+        ) -> String? {
             guard let contentUrl else { return nil }
             let said = item.said
             let object = ImageObject(
@@ -196,7 +263,13 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
                 caption: said.description, dateCreated: said.taken.map { $0.local + ($0.offset ?? "") },
                 keywords: said.keywords.isEmpty ? nil : said.keywords.joined(separator: ", "),
                 creator: said.creator.map { Person(name: $0) }, copyrightNotice: said.rights, license: said.licence,
-                acquireLicensePage: said.licence)
+                acquireLicensePage: said.licence,
+                contentLocation: location.places.flatMap { places in
+                    said.location.map { point in
+                        let rounded = point.rounded(to: places)
+                        return Location(geo: .init(latitude: rounded.latitude, longitude: rounded.longitude))
+                    }
+                })
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             guard let data = try? encoder.encode(object) else { return nil }

@@ -23,10 +23,12 @@ package struct SiteRenderer: Sendable {
         package var showsCameraDetails: Bool
         /// Each keyword photos carry gets a page, linked from theirs (`keyword_pages`).
         package var keywordPages: Bool
+        /// How much of where photos were taken their pages show (`location:`).
+        package var location: LocationPrecision
 
         package init(
             themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4, grid: GridStyle = .justified,
-            showsCameraDetails: Bool = false, keywordPages: Bool = true
+            showsCameraDetails: Bool = false, keywordPages: Bool = true, location: LocationPrecision = .off
         ) {
             self.themeDirectory = themeDirectory
             self.pageSize = pageSize
@@ -34,6 +36,7 @@ package struct SiteRenderer: Sendable {
             self.grid = grid
             self.showsCameraDetails = showsCameraDetails
             self.keywordPages = keywordPages
+            self.location = location
         }
     }
 
@@ -295,7 +298,8 @@ package struct SiteRenderer: Sendable {
         guard templates.library.getTemplate(named: "photo-page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): no photo-page.mustache, and no built-in one to use")
         }
-        let pages = plan.photoPages(slugs: slugs, showsCameraDetails: configuration.showsCameraDetails)
+        let pages = plan.photoPages(
+            slugs: slugs, showsCameraDetails: configuration.showsCameraDetails, location: configuration.location)
         let templates = templates
         let salt = salt["photo-page"] ?? []
         let size = max(1, chunk)

@@ -17,8 +17,11 @@ whole or hung up, and checks in headless Chromium:
    server) and the last photo does not wait for them;
 6. the transparent PNG's tile shows the page background through its transparent corners (light
    and dark);
-7. axe-core finds no serious or critical violation on the grid, a photo page (one of them with a
-   caption, keywords and a licence read from the photo's XMP) and the open viewer.
+7. the viewer shows a photo's caption, read from its page once the photo is in; an album page shows the way up, the album inside it with its cover and its own photos; the
+   keyword read from a photo's XMP has its page;
+8. axe-core finds no serious or critical violation on the grid, a photo page (one of them with a
+   caption, keywords and a licence read from the photo's XMP), the open viewer, an album page
+   with an album inside it, a keyword page and the keywords page.
 
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
 With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md shows (grid, viewer and a photo page
@@ -84,7 +87,10 @@ def make_site(folder, photos):
         feed.append((copy, f"tinted {name.rsplit('.', 1)[0].replace('-', ' ')}"))
     # Shapes mixed, as a real gallery has them; the transparent one in the first row.
     feed.sort(key=lambda entry: (entry[0] != "yellow-flower-round.png", entry[0][::-1]))
-    entries = [{"id": str(i + 1), "title": title.capitalize(), "imageUrl": f"photos/{name}"}
+    # Albums inside albums: a third in Garden / Flowers, a third in Garden itself, a third in Weather.
+    albums = ["Garden / Flowers", "Garden", "Weather"]
+    entries = [{"id": str(i + 1), "title": title.capitalize(), "imageUrl": f"photos/{name}",
+                "album": albums[i * 3 // len(feed)]}
                for i, (name, title) in enumerate(feed)]
     with open(os.path.join(folder, "feed.json"), "w") as handle:
         json.dump(entries, handle)
@@ -388,9 +394,6 @@ def main():
                   opened and driver.current_url == pages[0], driver.current_url)
             sharp = 'return document.querySelector(".viewer .stage img.sharp") !== null'
             wait_until(lambda: driver.execute_script(sharp))
-            if shots:
-                time.sleep(0.3)
-                driver.save_screenshot(os.path.join(shots, "viewer.png"))
             walked, problems, widths = 0, [], {}
             for step in range(1, 21):
                 before = driver.execute_script("return document.querySelector('.viewer .position').textContent")
@@ -471,6 +474,48 @@ def main():
                     driver.save_screenshot(os.path.join(shots, "photo-page.png"))
             open_page(driver, url)
             axe_results["grid"] = axe_scan(driver)
+            # The viewer shows the caption and the time taken, read from the photo's page once
+            # its photo is in.
+            aqua = [link for link in driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+                    if "/aqua-" in link.get_attribute("href")]
+            if aqua:
+                aqua[0].click()
+                told = wait_until(lambda: driver.execute_script(
+                    "const s = document.querySelector('.viewer .said');"
+                    "return !!s && !s.hidden && s.textContent.includes('Ripples')"))
+                check("the viewer shows the photo's caption once its photo is in", told,
+                      driver.execute_script("return document.querySelector('.viewer .said').outerHTML"))
+                axe_results["viewer with a caption"] = axe_scan(driver)
+                if shots:
+                    time.sleep(0.3)
+                    driver.save_screenshot(os.path.join(shots, "viewer.png"))
+                driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+                wait_until(lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open"))
+            # An album with an album inside it, a keyword page and the keywords page.
+            open_page(driver, url + "album-garden.html")
+            album = driver.execute_script("""
+                return {crumbs: Array.from(document.querySelectorAll('.breadcrumbs li')).map(l => l.textContent),
+                        inside: Array.from(document.querySelectorAll('.album-index figcaption a')).map(a => a.textContent),
+                        covers: Array.from(document.querySelectorAll('.album-index img')).filter(
+                            i => i.complete && i.naturalWidth > 0).length,
+                        own: document.querySelectorAll('.gallery.justified li.photo').length,
+                        current: (document.querySelector('.albums [aria-current]') || {}).textContent};""")
+            check("an album page shows the way up, the album inside it with its cover, then its own photos",
+                  album["crumbs"] == ["All photos"] and album["inside"] == ["Flowers"] and album["covers"] == 1
+                  and album["own"] == count // 3 and album["current"] == "Garden", album)
+            if shots:
+                driver.execute_script("window.scrollTo(0, 0)")
+                time.sleep(0.5)
+                driver.save_screenshot(os.path.join(shots, "album-page.png"))
+            axe_results["album page"] = axe_scan(driver)
+            open_page(driver, url + "keyword-ripples.html")
+            tagged = driver.execute_script(
+                "return Array.from(document.querySelectorAll('.gallery li.photo a[data-full]')).length")
+            # aqua.jpg and its tinted copy: libvips keeps the XMP when it writes the copy.
+            check("the keyword read from the photo's XMP has its page", tagged == 2, tagged)
+            axe_results["keyword page"] = axe_scan(driver)
+            open_page(driver, url + "keywords.html")
+            axe_results["keywords page"] = axe_scan(driver)
 
             # 5. Flicking past slow photos cancels their transfers.
             open_page(driver, url)

@@ -207,6 +207,36 @@ import Testing
         }
     }
 
+    /// `location: city` and `exact`: the photo page links the place on OpenStreetMap, the JSON-LD
+    /// and the manifest carry it, each rounded as asked, and no file holds more than that.
+    @Test(arguments: [("city", "59.9", "10.8", ["59.91", "10.75"]), ("exact", "59.91387", "10.75225", ["59.913868"])])
+    func aPlaceOnlyAsAskedAndRounded(
+        precision: String, latitude: String, longitude: String, finer: [String]
+    ) throws {
+        let site = try Self.site(extraConfig: "location: \(precision)")
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let page = try Self.page(site, containing: "<h1>Fjord at dawn</h1>")
+        let sign = "\(latitude)° N, \(longitude)° E"
+        #expect(
+            page.contains(
+                #"<p class="place">Taken at <a href="https://www.openstreetmap.org/?mlat="#
+                    + latitude + "&amp;mlon=" + longitude), "\(page)")
+        #expect(page.contains(sign))
+        #expect(
+            page.contains(
+                #""contentLocation":{"@type":"Place","geo":{"@type":"GeoCoordinates","latitude":"#
+                    + latitude + #","longitude":"# + longitude + "}}"))
+        let manifest = try String(contentsOf: site.folder.file("public/\(Manifest.fileName)"), encoding: .utf8)
+        #expect(manifest.contains(#""latitude":"# + latitude) || manifest.contains(#""latitude" : "# + latitude))
+        // The photos without a place show none.
+        #expect(!(try Self.page(site, containing: "<h1>Harbour</h1>")).contains("class=\"place\""))
+        for path in site.folder.allFiles(under: "public") {
+            let text = String(decoding: try Data(contentsOf: site.folder.file("public/\(path)")), as: UTF8.self)
+            for needle in finer { #expect(!text.contains(needle), "\(path) holds \(needle)") }
+        }
+    }
+
     @Test func sortedByTimeTakenEitherWayTiesInFeedOrder() throws {
         for (order, titles) in [
             ("oldest", ["e comment", "Told by the sidecar", "c exif", "Harbour", "Fjord at dawn"]),

@@ -66,10 +66,12 @@ import Testing
         full.metadata = PhotoMetadata(
             title: "Fjord \"at\" dawn", description: "Mist\nover </water>", alt: "A grey fjord",
             keywords: ["fjord", "日本"], taken: CaptureTime(local: "2024-05-01T14:32:10", offset: "+02:00"), rating: 4,
-            creator: "Ada", rights: "© 2024 Ada", licence: "https://creativecommons.org/licenses/by/4.0/")
+            creator: "Ada", rights: "© 2024 Ada", licence: "https://creativecommons.org/licenses/by/4.0/",
+            location: GeoPoint(latitude: -33.9, longitude: 151.20931))
         full.mac = String(repeating: "ab", count: 32)
         var transparent = full
-        transparent.metadata = PhotoMetadata(taken: CaptureTime(local: "2024-05-01T14:32:10"))
+        transparent.metadata = PhotoMetadata(
+            taken: CaptureTime(local: "2024-05-01T14:32:10"), location: GeoPoint(latitude: 0, longitude: -0.00001))
         transparent.hasTransparency = true
         transparent.validators = Validators(etag: nil, lastModified: "x")
         transparent.camera = CameraDetails(camera: "only")

@@ -1,3 +1,4 @@
+import Foundation
 import GalleryCore
 import Metadata
 import Testing
@@ -111,5 +112,61 @@ import Testing
         let packet = XMPPacket(bytes: [UInt8](repeating: 0x20, count: XMPPacket.sizeLimit + 1))
         #expect(packet.metadata.isEmpty)
         #expect(packet.warnings.first?.contains("over the 2 MiB read") == true)
+    }
+}
+
+@Suite struct GeoPointTests {
+    /// darktable writes the place in the sidecar in XMP's own form: degrees, decimal minutes and
+    /// the hemisphere's letter.
+    @Test func readsThePlaceFromXMP() {
+        let packet = XMPPacket(
+            bytes: Array(
+                """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSLatitude="59,54.83208N"
+                 exif:GPSLongitude="74,0.36W"/></rdf:RDF></x:xmpmeta>
+                """.utf8))
+        let place = packet.metadata.location
+        #expect(abs((place?.latitude ?? 0) - 59.913868) < 1e-6)
+        #expect(abs((place?.longitude ?? 0) + 74.006) < 1e-6)
+        // One coordinate alone is no place.
+        let half = XMPPacket(
+            bytes: Array(
+                """
+                <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description
+                 xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSLatitude="59,54.8N"/></rdf:RDF>
+                """.utf8))
+        #expect(half.metadata.location == nil && half.metadata.isEmpty)
+    }
+
+    @Test func readsEXIFsRationalsAndEveryXMPForm() {
+        #expect(
+            GeoPoint.degrees(rationals: "59/1 54/1 31203/625", reference: "N").map { ($0 * 1e6).rounded() }
+                == 59_913_868)
+        #expect(GeoPoint.degrees(rationals: "33/1 52/1 0/1", reference: "S") == -(33 + 52.0 / 60))
+        #expect(GeoPoint.degrees(rationals: "10/1 45/0 1/1", reference: "E") == nil, "a zero denominator")
+        #expect(GeoPoint.degrees(rationals: "", reference: "E") == nil)
+        #expect(GeoPoint.degrees(xmp: "59,54,49.925N").map { ($0 * 1e6).rounded() } == 59_913_868)
+        #expect(GeoPoint.degrees(xmp: "151.2093E") == 151.2093)
+        #expect(GeoPoint.degrees(xmp: "12,30W") == -12.5)
+        #expect(GeoPoint.degrees(xmp: "north") == nil)
+    }
+
+    @Test func onlyAPlaceOnEarthAndRoundedAsAsked() throws {
+        #expect(GeoPoint(latitude: 91, longitude: 0) == nil)
+        #expect(GeoPoint(latitude: .nan, longitude: 0) == nil)
+        #expect(GeoPoint(latitude: 0, longitude: -180.5) == nil)
+        let oslo = try #require(GeoPoint(latitude: 59.913868, longitude: 10.752245))
+        #expect(oslo.rounded(to: 1) == GeoPoint(latitude: 59.9, longitude: 10.8))
+        #expect(oslo.rounded(to: 5) == GeoPoint(latitude: 59.91387, longitude: 10.75225))
+        #expect(GeoPoint(stored: oslo.stored) == oslo)
+        #expect(GeoPoint(stored: "91,0") == nil && GeoPoint(stored: "1;2") == nil)
+        // Decoded as untrusted as it was read.
+        let json = Data(#"{"location": {"latitude": 200, "longitude": 0}}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(PhotoMetadata.self, from: json) }
+        let kept = try JSONDecoder().decode(
+            PhotoMetadata.self, from: Data(#"{"location": {"latitude": -33.9, "longitude": 151.2}}"#.utf8))
+        #expect(kept.location == GeoPoint(latitude: -33.9, longitude: 151.2))
+        #expect(LocationPrecision.off.places == nil)
     }
 }

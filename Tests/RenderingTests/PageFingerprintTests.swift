@@ -97,7 +97,8 @@ import Testing
         item.image?.renditions[0].sha256 = "ab"
         let said = PhotoMetadata(
             title: "t", description: "d", alt: "a", keywords: ["k"], taken: CaptureTime(local: "2024-05-01T14:32:10"),
-            rating: 3, creator: "c", rights: "r", licence: "https://example.org/l")
+            rating: 3, creator: "c", rights: "r", licence: "https://example.org/l",
+            location: GeoPoint(latitude: 59.9, longitude: 10.7))
         item.photo.metadata = said
         item.photo.captionMarkdown = "*m*"
         item.captionHTML = "<p><em>m</em></p>"
@@ -116,6 +117,7 @@ import Testing
         #expect(
             labels(item.photo.metadata) == [
                 "title", "description", "alt", "keywords", "taken", "rating", "creator", "rights", "licence",
+                "location",
             ])
         #expect(labels(image.renditions[0]) == ["format", "width", "height", "path", "byteCount", "sha256"])
         #expect(labels(image.placeholder) == ["color", "dataURI"])
@@ -146,6 +148,7 @@ import Testing
             { $0.title = nil }, { $0.description = nil }, { $0.alt = nil }, { $0.keywords = [] },
             { $0.taken = CaptureTime(local: "2024-05-01T14:32:11") }, { $0.taken?.offset = "Z" }, { $0.rating = 4 },
             { $0.creator = nil }, { $0.rights = nil }, { $0.licence = nil },
+            { $0.location = GeoPoint(latitude: 10.7, longitude: 59.9) }, { $0.location = nil },
         ]
         for field in fields {
             changes.append { field(&$0.photo.metadata) }

@@ -7,7 +7,7 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "keyword_pages", "grid", "sort", "host_files", "seed", "remote_cache", "follow_symlinks",
+        "exif", "location", "keyword_pages", "grid", "sort", "host_files", "seed", "remote_cache", "follow_symlinks",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = [
@@ -82,23 +82,23 @@ struct ConfigReader {
             if let problem = RemoteCacheLocation.problem(with: value) { throw error(at: node, problem) }
             return value
         }
-        if let node = top["grid"] {
-            let text = try string(node, key: "grid")
-            guard let grid = GridStyle(rawValue: text) else {
-                throw error(at: node, "unknown grid \"\(text)\"; use justified (whole photos in rows) or square")
+        /// A key whose value is one of a few words.
+        func choice<Value: RawRepresentable>(_ key: String, use help: String) throws(ConfigError) -> Value?
+        where Value.RawValue == String {
+            guard let node = top[key] else { return nil }
+            let text = try string(node, key: key)
+            guard let value = Value(rawValue: text) else {
+                throw error(at: node, "unknown \(key) \"\(text)\"; use \(help)")
             }
-            config.grid = grid
+            return value
         }
-        if let node = top["sort"] {
-            let text = try string(node, key: "sort")
-            guard let order = PhotoOrder(rawValue: text) else {
-                throw error(
-                    at: node,
-                    "unknown sort \"\(text)\"; use feed (the feed's order), name (by file name), oldest or "
-                        + "newest (by the time taken)")
-            }
-            config.order = order
-        }
+        config.location =
+            try choice("location", use: "off (no place anywhere), city (rounded to about 11 km) or exact") ?? .off
+        config.grid = try choice("grid", use: "justified (whole photos in rows) or square") ?? .justified
+        config.order =
+            try choice(
+                "sort", use: "feed (the feed's order), name (by file name), oldest or newest (by the time taken)")
+            ?? .feed
         if config.title.cleanedLine().isVisiblyEmpty {
             throw error(at: titleNode, "`title` is empty (it shows nothing); give the gallery a name")
         }

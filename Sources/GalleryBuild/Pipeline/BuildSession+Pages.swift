@@ -143,6 +143,7 @@ extension BuildSession {
         }
         let manifestFiles = (pagePaths + files.map(\.path)).sorted()
         let showsCamera = config.showsCameraDetails
+        let locationPlaces = config.location.places
         let signingKey = signingKey
         let manifestRecord: @Sendable (Photo) -> ManifestPhoto = { [self] photo in
             let outcome = outcomes[photo.index]
@@ -166,7 +167,12 @@ extension BuildSession {
                 // without the original.
                 var winner = photo.stated
                 if photo.captionMarkdown != nil { winner.description = "" }
-                record.metadata = image.metadata.map { $0.shown(under: winner) }
+                record.metadata = image.metadata.map { said in
+                    var shown = said.shown(under: winner)
+                    // The place as the pages show it: rounded, or not at all (`location: off`).
+                    shown.location = locationPlaces.flatMap { shown.location?.rounded(to: $0) }
+                    return shown
+                }
             }
             return signingKey.map { record.signed(with: $0) } ?? record
         }

@@ -108,7 +108,8 @@ struct BuildSession: Sendable {
             self.renderer = try await SiteRenderer(
                 configuration: SiteRenderer.Configuration(
                     themeDirectory: layout.themeDirectory, pageSize: config.pageSize, grid: config.grid,
-                    showsCameraDetails: config.showsCameraDetails, keywordPages: config.keywordPages)
+                    showsCameraDetails: config.showsCameraDetails, keywordPages: config.keywordPages,
+                    location: config.location)
             )
         } catch {
             throw BuildError(.theme, underlying: error)

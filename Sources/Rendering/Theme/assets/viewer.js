@@ -64,7 +64,7 @@
   dialog.className = "viewer";
   dialog.tabIndex = -1;
   dialog.setAttribute("aria-label", "Photo viewer");
-  dialog.innerHTML = '<div class="stage"><img alt=""></div><div class="bar">' +
+  dialog.innerHTML = '<div class="stage"><img alt=""></div><div class="said" hidden></div><div class="bar">' +
     '<button type="button" class="prev" aria-label="Previous photo">\u2190</button>' +
     '<p class="caption"><a></a> <span class="position"></span></p>' +
     '<button type="button" class="next" aria-label="Next photo">\u2192</button>' +
@@ -73,6 +73,7 @@
   var stage = dialog.querySelector(".stage");
   var shown = dialog.querySelector(".stage img");
   var captionLink = dialog.querySelector(".caption a");
+  var saidBox = dialog.querySelector(".said");
   var position = dialog.querySelector(".position");
   var previousButton = dialog.querySelector(".prev");
   var nextButton = dialog.querySelector(".next");
@@ -80,6 +81,32 @@
   var current = -1;
   var pushed = false;
   var loads = {};
+  /* What each photo's page says (its caption and when it was taken), by index, once read. */
+  var said = {};
+  var saidLoad = null;
+
+  /* The caption comes from the photo's own page, read once the sharp photo is in and never
+     while flicking: the page's text is ours, made by the build, as safe as this page. */
+  function tell(index) {
+    saidBox.hidden = !said[index];
+    saidBox.innerHTML = said[index] || "";
+    if (said[index] !== undefined || !window.DOMParser) return;
+    if (saidLoad) saidLoad.abort();
+    var controller = saidLoad = new AbortController();
+    fetch(photos[index].page, { signal: controller.signal, priority: "low" })
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.text();
+      })
+      .then(function (text) {
+        var page = new DOMParser().parseFromString(text, "text/html");
+        said[index] = [".caption", ".taken"].map(function (part) {
+          var node = page.querySelector(".photo-view " + part);
+          return node ? '<div class="' + part.slice(1) + '">' + node.innerHTML + "</div>" : "";
+        }).join("");
+        if (current === index) tell(index);
+      }, function () {});
+  }
 
   /* The smallest rendition at least as wide as the photo is drawn, in device pixels. */
   function pick(photo) {
@@ -136,6 +163,7 @@
     var entry = load(index, "high");
     shown.width = entry.rendition.width;
     shown.height = Math.round(entry.rendition.width / photo.aspect);
+    saidBox.hidden = true;
     captionLink.textContent = photo.title || photo.alt;
     captionLink.href = photo.page;
     position.textContent = index + 1 + " of " + photos.length;
@@ -148,6 +176,7 @@
           if (current !== index) return;
           shown.className = "sharp";
           shown.setAttribute("data-width", result.rendition.width);
+          tell(index);
         };
         shown.src = result.url;
       }
