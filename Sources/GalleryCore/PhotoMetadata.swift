@@ -294,6 +294,14 @@ package struct GeoPoint: Sendable, Hashable, Codable {
     }
 }
 
+/// What the site's albums are (`albums:`).
+package enum AlbumSource: String, Sendable, CaseIterable, Encodable {
+    /// The feed's: a folder feed's folders, a feed's album field.
+    case feed
+    /// One per year the photos were taken, newest first; the undated last.
+    case year
+}
+
 /// How much of where a photo was taken the site shows (`location:`).
 package enum LocationPrecision: String, Sendable, CaseIterable, Encodable {
     /// Nothing: no coordinate in any file of the site (the default).

@@ -30,6 +30,8 @@ package struct SiteConfig: Sendable, Equatable {
     package var allowRawHTML: Bool
     /// `exif: true`: each photo page shows what the camera recorded (never where).
     package var showsCameraDetails = false
+    /// `albums:` the feed's albums, or one per year taken.
+    package var albums = AlbumSource.feed
     /// `location:` how much of where photos were taken the site shows; nothing by default.
     package var location = LocationPrecision.off
     /// `keyword_pages`: each keyword the photos carry gets a page, linked from theirs.

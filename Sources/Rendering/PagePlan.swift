@@ -73,11 +73,18 @@ struct PagePlan: Sendable {
     /// Text values go to the templates through ``Swift/String/escapableInTemplates``.
     private var siteTitle: String { gallery.title.escapableInTemplates }
 
-    init(gallery: Gallery, pageSize: Int, keywordPages: Bool = false) {
+    /// Where albums come from (`albums:`).
+    let albumSource: AlbumSource
+
+    init(gallery: Gallery, pageSize: Int, keywordPages: Bool = false, albums albumSource: AlbumSource = .feed) {
         self.gallery = gallery
         self.pageSize = pageSize
+        self.albumSource = albumSource
         // One album is no choice: album pages only when the feed has two or more.
-        let found = Self.albums(of: gallery.items, details: gallery.albums, pageSize: pageSize)
+        let found =
+            albumSource == .year
+            ? Self.yearAlbums(of: gallery.items, pageSize: pageSize)
+            : Self.albums(of: gallery.items, details: gallery.albums, pageSize: pageSize)
         let albums = found.count > 1 ? found : []
         self.albums = albums
         topAlbums = albums.indices.filter { albums[$0].parent == nil }
@@ -164,6 +171,40 @@ struct PagePlan: Sendable {
             }
         }
         return albums
+    }
+
+    /// The album an item is in: its feed's, or with `albums: year` the year it was taken.
+    func albumPath(of item: GalleryItem) -> [String] {
+        switch albumSource {
+        case .feed: item.photo.albumPath
+        case .year: [Self.year(of: item)]
+        }
+    }
+
+    /// The name of the album of the photos that say no time taken, with `albums: year`.
+    static let undatedAlbum = "Undated"
+
+    static func year(of item: GalleryItem) -> String {
+        item.said.taken.map { String($0.local.prefix(4)) } ?? undatedAlbum
+    }
+
+    /// `albums: year`: an album per year taken, newest first, in the site's order within each;
+    /// the photos that say no time in an album of their own, last.
+    private static func yearAlbums(of items: [GalleryItem], pageSize: Int) -> [Album] {
+        var members: [String: [GalleryItem]] = [:]
+        for item in items { members[year(of: item), default: []].append(item) }
+        let years = members.keys.sorted { left, right in
+            if left == undatedAlbum || right == undatedAlbum { return right == undatedAlbum && left != right }
+            return left > right
+        }
+        let slugs = uniqueSlugs(
+            of: years, pageCounts: years.map { max(1, ((members[$0]?.count ?? 0) + pageSize - 1) / max(1, pageSize)) })
+        return years.indices.map { number in
+            let items = members[years[number]] ?? []
+            return Album(
+                path: [years[number]], title: years[number], slug: slugs[number], items: items, count: items.count,
+                cover: items.first)
+        }
     }
 
     /// Every keyword that a photo says (``GalleryItem/said``), spelt as it first appears, told
@@ -325,9 +366,10 @@ struct PagePlan: Sendable {
                 title: albums[number].title, href: albums[number].href, photoCount: albums[number].count,
                 current: number == top)
         }
-        // The way up: the gallery (or the albums page), then each album the album is in.
+        // The way up, when the header does not show it all: the gallery (or the albums page),
+        // then each album the album is in.
         var breadcrumbs: [PhotoPageViewModel.Link] = []
-        if let album {
+        if let album, album.parent != nil || hasAlbumsPage {
             breadcrumbs.append(
                 hasAlbumsPage
                     ? PhotoPageViewModel.Link(href: Self.albumsPagePath, title: "Albums")
@@ -437,7 +479,7 @@ struct PagePlan: Sendable {
                 sizes: PhotoPageViewModel.sizes(width: width, height: height))
             // The album, after each album it is in.
             var albumTrail: [PhotoPageViewModel.Link] = []
-            var number = albumsByPath[item.photo.albumPath]
+            var number = albumsByPath[plan.albumPath(of: item)]
             while let album = number.map({ plan.albums[$0] }) {
                 albumTrail.insert(PhotoPageViewModel.Link(href: "../" + album.href, title: album.title), at: 0)
                 number = album.parent

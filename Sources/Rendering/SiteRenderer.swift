@@ -25,10 +25,13 @@ package struct SiteRenderer: Sendable {
         package var keywordPages: Bool
         /// How much of where photos were taken their pages show (`location:`).
         package var location: LocationPrecision
+        /// What the albums are (`albums:`).
+        package var albums: AlbumSource
 
         package init(
             themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4, grid: GridStyle = .justified,
-            showsCameraDetails: Bool = false, keywordPages: Bool = true, location: LocationPrecision = .off
+            showsCameraDetails: Bool = false, keywordPages: Bool = true, location: LocationPrecision = .off,
+            albums: AlbumSource = .feed
         ) {
             self.themeDirectory = themeDirectory
             self.pageSize = pageSize
@@ -37,6 +40,7 @@ package struct SiteRenderer: Sendable {
             self.showsCameraDetails = showsCameraDetails
             self.keywordPages = keywordPages
             self.location = location
+            self.albums = albums
         }
     }
 
@@ -183,7 +187,8 @@ package struct SiteRenderer: Sendable {
             throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }
         let plan = PagePlan(
-            gallery: gallery, pageSize: max(1, configuration.pageSize), keywordPages: configuration.keywordPages)
+            gallery: gallery, pageSize: max(1, configuration.pageSize), keywordPages: configuration.keywordPages,
+            albums: configuration.albums)
         let eagerCount = configuration.eagerCount
         let grid = configuration.grid
         let slugs = await PhotoSlugs.slugs(of: gallery.items)

@@ -40,7 +40,10 @@ import Testing
         var first: CommandRun?
         var lasted = try clock.measure { first = try CommandRun.gallerygen(["build", site.url.path, "--quiet"]) }
         #expect(first?.status == 0)
-        for trial in 1...20 {
+        // 20 trials, and up to 20 more while fewer than 5 kills have landed inside a build (under
+        // load a build's length varies, and a kill may come after the build it aimed at).
+        for trial in 1...40 {
+            if trial > 20, killedMidway >= 5 { break }
             // Every other trial one photo changes, so records and thumbnails are written anew;
             // the rest revalidate every record (--refresh), so every record is written again.
             if trial.isMultiple(of: 2) { upstream.change(trial / 2 % 8 + 1) }
@@ -75,7 +78,7 @@ import Testing
             #expect(have == want, "trial \(trial): \(differing.prefix(5))")
         }
         // The kills are meant to land inside builds: a good share of them must have.
-        #expect(killedMidway >= 5, "only \(killedMidway) of 20 builds were still running when killed")
+        #expect(killedMidway >= 5, "only \(killedMidway) of 40 builds were still running when killed")
         try await upstream.server.shutdown()
     }
     /// Fresh photos, and a title that goes back and forth: a build killed at any point never

@@ -237,6 +237,48 @@ import Testing
         }
     }
 
+    /// A HEIC photo as phones keep them (EXIF with the offset and the GPS block; made by libvips'
+    /// HEIF writer, its metadata by exiftool), and an XMP sidecar as exiftool writes one
+    /// (`exiftool -o NAME.xmp`), with the place in XMP's own form. The XMP inside a HEIC is not
+    /// read: libvips 8.14 (Debian 12) passes on a HEIF file's EXIF only (docs/photo-metadata.md).
+    @Test func aHEICAndAnExiftoolSidecarSayWhenAndWhere() throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Phone\nfeed: photos\nlocation: city\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        let jpeg = try Self.photo(site, "source.jpg", shade: 70)
+        let heic = site.folder.file("photos/IMG_4032.HEIC")
+        let vips = URL(fileURLWithPath: "/usr/bin/vips")
+        let made = try CommandRun.run(vips, ["copy", jpeg.path, heic.path + "[compression=hevc]"])
+        #expect(made.status == 0, "vips (libvips-tools, with libheif) writes HEIC: \(made.standardError)")
+        try FileManager.default.removeItem(at: jpeg)
+        try Self.exiftool(
+            [
+                "-EXIF:Make=Apple", "-EXIF:Model=iPhone 15", "-EXIF:DateTimeOriginal=2024:04:06 17:45:12",
+                "-EXIF:OffsetTimeOriginal=+09:00", "-GPSLatitude=35.658581", "-GPSLatitudeRef=N",
+                "-GPSLongitude=139.745433", "-GPSLongitudeRef=E", "-EXIF:ImageDescription=Tokyo Tower at dusk",
+            ], heic)
+        // A second photo whose place is in an XMP sidecar exiftool wrote.
+        _ = try Self.photo(site, "DSC_0007.jpg", shade: 150)
+        let tool = try #require(Self.exiftool)
+        let sidecar = try CommandRun.run(
+            tool,
+            [
+                "-q", "-XMP-dc:Title=Harbour walk", "-XMP-dc:Subject=harbour", "-XMP-exif:GPSLatitude=33.856784 S",
+                "-XMP-exif:GPSLongitude=151.215297 E",
+                "-o", site.folder.file("photos/DSC_0007.xmp").path,
+            ])
+        #expect(sidecar.status == 0, "\(sidecar.standardError)")
+
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let phone = try Self.page(site, containing: "<p>Tokyo Tower at dusk</p>")
+        #expect(phone.contains(#"<time datetime="2024-04-06T17:45:12+09:00">6 April 2024, 17:45</time>"#))
+        #expect(phone.contains("35.7° N, 139.7° E"), "\(phone)")
+        let harbour = try Self.page(site, containing: "<h1>Harbour walk</h1>")
+        #expect(harbour.contains("33.9° S, 151.2° E"))
+        #expect(harbour.contains(#"href="../keyword-harbour.html""#))
+    }
+
     @Test func sortedByTimeTakenEitherWayTiesInFeedOrder() throws {
         for (order, titles) in [
             ("oldest", ["e comment", "Told by the sidecar", "c exif", "Harbour", "Fjord at dawn"]),

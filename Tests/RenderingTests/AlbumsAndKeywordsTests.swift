@@ -162,6 +162,26 @@ import Testing
         #expect(plainPhoto.contains("<li>sea</li>") && !plainPhoto.contains("keywords.html"))
     }
 
+    @Test func albumsByTheYearTakenNewestFirstUndatedLast() async throws {
+        let items = [
+            item(0, path: ["Trip"], taken: "2019-05-03"), item(1, path: [], taken: "2024-01-01T10:00:00+01:00"),
+            item(2, path: ["Trip"]), item(3, path: [], taken: "2019-12-31"),
+        ]
+        let renderer = try await SiteRenderer(
+            configuration: .init(themeDirectory: SiteRendererTests.themeDirectory, albums: .year))
+        let files = try await renderer.render(Gallery(title: "G", introHTML: "", baseURL: nil, items: items))
+        let index = try site.page(files, "index.html")
+        let order = ["album-2024.html", "album-2019.html", "album-undated.html"].map {
+            index.range(of: #"<a href="\#($0)">"#)?.lowerBound
+        }
+        #expect(order.allSatisfy { $0 != nil } && order.compactMap { $0 } == order.compactMap { $0 }.sorted())
+        #expect(index.contains(#"<a href="album-2019.html">2019</a> <span class="count">2</span>"#))
+        #expect(!files.contains { $0.path == "album-trip.html" }, "the feed's albums give way")
+        let undated = try site.page(files, "album-undated.html")
+        #expect(undated.contains(#"<h2 class="album-title">Undated</h2>"#) && undated.contains(#"id="p2"#))
+        #expect(try photoPage(files, 3).contains(#"<a href="../album-2019.html">2019</a>"#))
+    }
+
     @Test func aFeedsAlbumNamesAnAlbumInsideAnother() {
         let photo = Photo(
             index: 0, id: "1", title: "t", source: URL(string: "https://example.org/1.jpg")!,

@@ -7,7 +7,8 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "location", "keyword_pages", "grid", "sort", "host_files", "seed", "remote_cache", "follow_symlinks",
+        "exif", "location", "albums", "keyword_pages", "grid", "sort", "host_files", "seed", "remote_cache",
+        "follow_symlinks",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = [
@@ -94,6 +95,9 @@ struct ConfigReader {
         }
         config.location =
             try choice("location", use: "off (no place anywhere), city (rounded to about 11 km) or exact") ?? .off
+        config.albums =
+            try choice("albums", use: "feed (the feed's albums, a folder's folders) or year (by the year taken)")
+            ?? .feed
         config.grid = try choice("grid", use: "justified (whole photos in rows) or square") ?? .justified
         config.order =
             try choice(

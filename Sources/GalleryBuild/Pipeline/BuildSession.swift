@@ -109,7 +109,7 @@ struct BuildSession: Sendable {
                 configuration: SiteRenderer.Configuration(
                     themeDirectory: layout.themeDirectory, pageSize: config.pageSize, grid: config.grid,
                     showsCameraDetails: config.showsCameraDetails, keywordPages: config.keywordPages,
-                    location: config.location)
+                    location: config.location, albums: config.albums)
             )
         } catch {
             throw BuildError(.theme, underlying: error)
