@@ -31,19 +31,25 @@ package struct RenditionSetRecord: Sendable, Equatable {
         ["key", "width", "height", "placeholder_color", "placeholder_uri", "transparent"] + cameraColumns
         + ["last_used", "metadata_read", "rating"] + metadataColumns
 
+    /// What `metadata_read` says of a set: 0 (or NULL), nothing read; 1, read by gallerygen 0.x
+    /// before the place was read (migration v6); 2, read with the place (v7). A set read by an
+    /// older reader is read again where its original is still in the cache, else shown as read.
+    static let metadataVersion = 2
+
     static func metadataArguments(_ metadata: PhotoMetadata?) -> [(any DatabaseValueConvertible)?] {
-        guard let metadata else { return [false, nil] + metadataColumns.map { _ in nil } }
+        guard let metadata else { return [0, nil] + metadataColumns.map { _ in nil } }
         return [
-            true, metadata.rating, metadata.title, metadata.description, metadata.alt,
+            metadataVersion, metadata.rating, metadata.title, metadata.description, metadata.alt,
             metadata.keywords.isEmpty ? nil : metadata.keywords.joined(separator: "\n"), metadata.taken?.local,
             metadata.taken?.offset, metadata.creator, metadata.rights, metadata.licence, metadata.location?.stored,
         ]
     }
 
-    /// The metadata of a set's row read from column `start` on (`metadata_read` first).
-    static func metadata(from row: Row, at start: Int) -> PhotoMetadata? {
-        let read: Bool? = row[start]
-        guard read == true else { return nil }
+    /// The metadata of a set's row read from column `start` on (`metadata_read` first), when it
+    /// was read by a reader of at least `version` (``metadataVersion``).
+    static func metadata(from row: Row, at start: Int, version: Int = metadataVersion) -> PhotoMetadata? {
+        let read: Int? = row[start]
+        guard let read, read >= version else { return nil }
         let local: String? = row[start + 6]
         let keywords: String? = row[start + 5]
         return PhotoMetadata(
@@ -185,6 +191,30 @@ extension BuildStore {
                 key, position, rendition.format.rawValue, rendition.width, rendition.height, rendition.path,
                 rendition.byteCount, rendition.sha256, stamp?.modified, stamp.map { Int64(bitPattern: $0.inode) },
             ])
+        }
+    }
+
+    /// What older readers read of the sets of `keys` (``RenditionSetRecord/metadataVersion``),
+    /// for the sets whose originals are gone: shown as they were, without a place.
+    package func olderMetadata(keys: [String]) throws -> [String: PhotoMetadata] {
+        guard !keys.isEmpty else { return [:] }
+        let columns = ["key", "metadata_read", "rating"] + RenditionSetRecord.metadataColumns
+        return try database.read { db in
+            var found: [String: PhotoMetadata] = [:]
+            for chunk in stride(from: 0, to: keys.count, by: 500) {
+                let part = Array(keys[chunk..<min(chunk + 500, keys.count)])
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT \(columns.joined(separator: ", ")) FROM rendition_set WHERE key IN ("
+                        + Array(repeating: "?", count: part.count).joined(separator: ", ") + ")",
+                    arguments: StatementArguments(part))
+                while let row = try rows.next() {
+                    if let metadata = RenditionSetRecord.metadata(from: row, at: 1, version: 1) {
+                        found[row[0]] = metadata
+                    }
+                }
+            }
+            return found
         }
     }
 

@@ -264,10 +264,10 @@ package final class BuildStore: Sendable {
             try db.drop(table: "photo_metadata")
         }
         migrator.registerMigration("v7: where the photos were taken") { db in
-            // `59.91387,10.75225`. Every set reads its original's header once more, for the GPS
-            // block v6 did not read (no pixel is decoded).
+            // `59.91387,10.75225`. A set read before (`metadata_read` 1) reads its original's
+            // header once more for the place, where the cache still has it (no pixel decoded);
+            // the rest keep what was read (RenditionSetRecord.metadataVersion).
             try db.alter(table: "rendition_set") { table in table.add(column: "location", .text) }
-            try db.execute(sql: "UPDATE rendition_set SET metadata_read = NULL")
         }
         return migrator
     }()

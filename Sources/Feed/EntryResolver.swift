@@ -30,6 +30,12 @@ struct EntryResolver {
                 title: title,
                 source: source,
                 album: fields.album.flatMap { $0.isEmpty ? nil : $0 },
+                albumPath: fields.album.flatMap { name in
+                    // A list or mapped feed names an album inside another with ` / `; an iTunes
+                    // collection's name is one name, whatever it holds.
+                    guard !name.isEmpty, shape.namesNestedAlbums else { return nil }
+                    return Photo.albumPath(of: name)
+                },
                 link: fields.link.flatMap(webLink),
                 date: fields.date.flatMap(FeedDate.parse),
                 hasFeedID: fields.id != nil,

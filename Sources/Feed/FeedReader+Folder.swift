@@ -85,7 +85,8 @@ extension FeedReader {
                 of: folder.appendingPathComponent(Self.albumNoteName), album: path.joined(separator: "/"),
                 isAllowed: walk.isAllowed)
             walk.warnings += warnings
-            if let note { walk.albums[path] = note }
+            // Keyed as the photos' album paths are: cleaned.
+            if let note { walk.albums[Photo.cleanedAlbumPath(path)] = note }
         }
         for name in names {
             let url = folder.appendingPathComponent(name)

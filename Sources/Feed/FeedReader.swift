@@ -53,9 +53,11 @@ package struct FeedReader: Sendable {
             }
         }
         let title = shape == .jsonFeed ? root["title"]?.text : nil
-        // A numeric album id (`albumId: 3`) reads "Album 3"; its pages keep the id's name.
+        // JSONPlaceholder's numeric album id (`albumId: 3`) reads "Album 3"; its pages keep the
+        // id's name.
         var albums: [[String]: AlbumNote] = [:]
-        for photo in photos where photo.albumPath.count == 1 && albums[photo.albumPath] == nil {
+        for photo in photos
+        where shape == .jsonPlaceholder && photo.albumPath.count == 1 && albums[photo.albumPath] == nil {
             let name = photo.albumPath[0]
             if name.allSatisfy(\.isNumber) { albums[photo.albumPath] = AlbumNote(title: "Album \(name)") }
         }

@@ -19,6 +19,15 @@ enum FeedShape: Equatable {
         }
     }
 
+    /// ` / ` in an album's name names an album inside another (`Garden / Flowers`): in the
+    /// shapes whose albums the site's owner writes, not in an iTunes collection's name.
+    var namesNestedAlbums: Bool {
+        switch self {
+        case .list, .mapped: true
+        case .jsonPlaceholder, .iTunes, .jsonFeed: false
+        }
+    }
+
     var itemsPath: String {
         switch self {
         case .jsonPlaceholder, .list: ""

@@ -13,17 +13,26 @@ package struct Photo: Sendable, Hashable {
     /// The album the photo is in, outermost first: a folder feed's folders (`["2019", "Iceland"]`),
     /// a feed's album as one name; empty when it is in none.
     package var albumPath: [String]
-    /// The album's path as one name (`2019 / Iceland`), nil when the photo is in none. Set, a
-    /// name with ` / ` in it names an album inside another, as a feed's album does.
+    /// The album's path as one name (`2019 / Iceland`), nil when the photo is in none. Set, it
+    /// is an album of that one name.
     package var album: String? {
         get { albumPath.isEmpty ? nil : albumPath.joined(separator: " / ") }
-        set { albumPath = newValue.map(Self.albumPath(of:)) ?? [] }
+        set { albumPath = Self.cleanedAlbumPath(newValue.map { [$0] } ?? []) }
     }
 
     /// A feed's album name as a path: ` / ` (a slash with a space each side) separates an album
     /// from the album it is in (`Garden / Flowers`), as a folder feed names its folders.
     package static func albumPath(of name: String) -> [String] {
         name.components(separatedBy: " / ")
+    }
+
+    /// Each name of an album path as pages show it: cleaned, and "Untitled album" for a name that
+    /// shows nothing (it would be a link without text).
+    package static func cleanedAlbumPath(_ path: [String]) -> [String] {
+        path.map { name in
+            let cleaned = name.cleanedLine()
+            return cleaned.isVisiblyEmpty ? untitledAlbum : cleaned
+        }
     }
     /// A page about the photo (http or https only; anything else is dropped by the feed reader).
     package var link: URL?
@@ -61,11 +70,7 @@ package struct Photo: Sendable, Hashable {
         self.id = id.cleanedLine()
         self.title = title.cleanedLine()
         self.source = source
-        // An album whose name shows nothing would be a link without text.
-        self.albumPath = (albumPath ?? album.map(Self.albumPath(of:)) ?? []).map { name in
-            let cleaned = name.cleanedLine()
-            return cleaned.isVisiblyEmpty ? Self.untitledAlbum : cleaned
-        }
+        self.albumPath = Self.cleanedAlbumPath(albumPath ?? album.map { [$0] } ?? [])
         self.link = link
         self.date = date
         self.hasFeedID = hasFeedID

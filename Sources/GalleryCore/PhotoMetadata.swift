@@ -290,7 +290,9 @@ package struct GeoPoint: Sendable, Hashable, Codable {
         let parts = body.split(separator: ",").map { Double($0.trimmingWhitespace()) }
         guard (1...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) else { return nil }
         let values = parts.map { $0 ?? 0 } + [0, 0]
-        return sign * (values[0] + values[1] / 60 + values[2] / 3600)
+        // A sign on the degrees (`-33,52.13`) is the whole coordinate's, as a letter is.
+        if values[0] < 0 || (values[0] == 0 && values[0].sign == .minus) { sign = -sign }
+        return sign * (abs(values[0]) + values[1] / 60 + values[2] / 3600)
     }
 }
 

@@ -150,25 +150,35 @@ struct PagePlan: Sendable {
         let slugs = uniqueSlugs(
             of: albums.map { $0.path.joined(separator: " / ") },
             pageCounts: members.map { max(1, ($0.count + pageSize - 1) / max(1, pageSize)) })
-        // Inner albums come after theirs: counted and covered from the last one back.
+        // A named cover, found among the photos of the album and the albums in it; one photo may
+        // be named by more than one album (an album's and its parent's index.md).
+        var named: [String: [[String]]] = [:]
+        for (path, details) in details {
+            if let cover = details.cover { named[cover, default: []].append(path) }
+        }
+        var covers: [Int: GalleryItem] = [:]
+        if !named.isEmpty {
+            for item in items {
+                for path in named[item.photo.id] ?? [] {
+                    guard let number = byPath[path], item.photo.albumPath.starts(with: path) else { continue }
+                    covers[number] = item
+                }
+            }
+        }
+        // Inner albums come after theirs: counted and covered from the last one back. Without a
+        // named cover, an album's first photo (in its own order) that has an image, else its
+        // first photo, else its first album's cover.
         for number in albums.indices.reversed() {
             let order = details[albums[number].path]?.order
             albums[number].slug = slugs[number]
             albums[number].items = order.map { GalleryItem.ordered(members[number], by: $0) } ?? members[number]
             albums[number].count =
                 members[number].count + albums[number].children.reduce(0) { $0 + albums[$1].count }
-            albums[number].cover = members[number].first ?? albums[number].children.first.flatMap { albums[$0].cover }
-        }
-        // A named cover, found among the photos of the album and the albums in it.
-        let named = Dictionary(
-            details.compactMap { path, details in details.cover.map { ($0, path) } }, uniquingKeysWith: { a, _ in a })
-        if !named.isEmpty {
-            for item in items {
-                guard let path = named[item.photo.id], let number = byPath[path],
-                    item.photo.albumPath.starts(with: path)
-                else { continue }
-                albums[number].cover = item
-            }
+            let own = albums[number].items
+            albums[number].cover =
+                covers[number] ?? own.first { $0.image != nil } ?? albums[number].children.lazy.compactMap {
+                    albums[$0].cover
+                }.first ?? own.first
         }
         return albums
     }

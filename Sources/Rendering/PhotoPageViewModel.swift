@@ -19,10 +19,13 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         }
     }
 
-    /// A keyword, linked to its page when there are keyword pages.
-    struct Keyword: Sendable, MustacheParent, Encodable {
+    /// A keyword, linked to its page when there are keyword pages. `{{.}}` is its title, as a
+    /// theme written when keywords were plain text reads it.
+    struct Keyword: Sendable, MustacheParent, Encodable, CustomStringConvertible {
         var title: String
         var href: String?
+
+        var description: String { title }
 
         func child(named name: String) -> Any? {
             switch name {

@@ -75,6 +75,36 @@ import Testing
         #expect(read.values.allSatisfy { $0.image.metadata?.taken != nil })
     }
 
+    /// A set read by the gallerygen before places were read (`metadata_read` 1) reads its
+    /// original once more; the store still gives what was read for a set whose original is gone.
+    @Test func setsReadBeforePlacesWereReadAreReadAgainAndKeptMeanwhile() async throws {
+        let site = try site()
+        _ = try await build(site)
+        let file = site.folder.file(".gallerygen-cache/v1/\(BuildStore.fileName)")
+        let python = try CommandRun.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                    + "c.execute('UPDATE rendition_set SET metadata_read = 1, location = NULL'); c.commit()",
+                file.path,
+            ])
+        #expect(python.status == 0, "\(python.standardError)")
+        let store = BuildStore.open(at: file).store
+        let keys = try store.renditionSetSummaries().map(\.key)
+        #expect(try await store.renditionSets(keys: keys).values.allSatisfy { $0.image.metadata == nil })
+        let older = try store.olderMetadata(keys: keys)
+        #expect(older.values.compactMap(\.description).sorted() == ["Caption 1", "Caption 2"])
+        store.close()
+
+        let upgraded = try await build(site)
+        #expect(upgraded.counts.processed == 0)
+        let reopened = BuildStore.open(at: file).store
+        defer { reopened.close() }
+        let read = try await reopened.renditionSets(keys: keys)
+        #expect(read.values.compactMap { $0.image.metadata?.description }.sorted() == ["Caption 1", "Caption 2"])
+    }
+
     @Test func theManifestCarriesWhatThePhotosSay() async throws {
         let site = try site()
         _ = try await build(site)

@@ -150,6 +150,9 @@ import Testing
         #expect(GeoPoint.degrees(xmp: "151.2093E") == 151.2093)
         #expect(GeoPoint.degrees(xmp: "12,30W") == -12.5)
         #expect(GeoPoint.degrees(xmp: "north") == nil)
+        // A sign on the degrees is the coordinate's: -33° 52.13' is south of -33°.
+        #expect(GeoPoint.degrees(xmp: "-33,52.2") == -(33 + 52.2 / 60))
+        #expect(GeoPoint.degrees(xmp: "-33,52.2S") == 33 + 52.2 / 60, "two signs: north")
     }
 
     @Test func onlyAPlaceOnEarthAndRoundedAsAsked() throws {

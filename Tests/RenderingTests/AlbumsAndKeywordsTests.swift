@@ -119,6 +119,27 @@ import Testing
             gallery: Gallery(title: "G", introHTML: "", baseURL: nil, items: items, albums: details), pageSize: 60
         ).albums.map { $0.cover?.photo.index }
         #expect(covers == [2, 2, 3], "Trip: the named Day 2 photo; Day 2: its first; Other: not Trip's photo")
+        // One photo named by an album and by the album it is in is both covers, every build.
+        var both = details
+        both[["Trip", "Day 2"]] = AlbumDetails(cover: "Trip/Day 2/p2.jpg")
+        both[["Trip"]]?.cover = "Trip/Day 2/p2.jpg"
+        for _ in 0..<5 {
+            let plan = PagePlan(
+                gallery: Gallery(title: "G", introHTML: "", baseURL: nil, items: items, albums: both), pageSize: 60)
+            #expect(plan.albums.map { $0.cover?.photo.index } == [2, 2, 3])
+        }
+        // Without a named cover, the album's first photo in its own order, one with an image first.
+        var failedFirst = items
+        failedFirst[1] = SiteRendererTests.item(1, title: "P1", failed: true)
+        failedFirst[1].photo.albumPath = ["Trip"]
+        failedFirst[1].photo.metadata = PhotoMetadata(taken: CaptureTime.parse("2024-05-01"))
+        let unnamed = PagePlan(
+            gallery: Gallery(
+                title: "G", introHTML: "", baseURL: nil, items: failedFirst,
+                albums: [["Trip"]: AlbumDetails(order: .oldest)]),
+            pageSize: 60)
+        #expect(unnamed.albums[0].items.map(\.photo.index) == [1, 0], "oldest first: P1 (1 May), P0 (3 May)")
+        #expect(unnamed.albums[0].cover?.photo.index == 0, "P1 has no image")
     }
 
     @Test func keywordsGetPagesListedOnTheKeywordsPage() async throws {
@@ -185,11 +206,19 @@ import Testing
     @Test func aFeedsAlbumNamesAnAlbumInsideAnother() {
         let photo = Photo(
             index: 0, id: "1", title: "t", source: URL(string: "https://example.org/1.jpg")!,
-            album: "Garden / Flowers /  ")
+            albumPath: Photo.albumPath(of: "Garden / Flowers /  "))
         #expect(photo.albumPath == ["Garden", "Flowers", Photo.untitledAlbum])
         #expect(photo.album == "Garden / Flowers / \(Photo.untitledAlbum)")
-        // A slash without the spaces is part of a name.
+        // A slash without the spaces is part of a name; an album set by name is one album.
         #expect(Photo.albumPath(of: "AC/DC") == ["AC/DC"])
+        var named = photo
+        named.album = "Live / Dead"
+        #expect(named.albumPath == ["Live / Dead"])
+    }
+
+    /// A keyword in a theme written when keywords were plain text (`{{.}}`) still reads as text.
+    @Test func aKeywordReadsAsItsTitle() {
+        #expect("\(PhotoPageViewModel.Keyword(title: "fjord", href: "../keyword-fjord.html"))" == "fjord")
     }
 
     @Test func theSourcesCoverWhatAlbumsSay() async throws {

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BuildStore
 import Feed
 import Foundation
 import GalleryConcurrency
@@ -105,13 +106,31 @@ extension BuildSession {
     private func readMissingMetadata(into outcomes: inout [Int: PhotoOutcome], photos: [Photo]) async {
         var wanted: [String: URL] = [:]
         var keys: [Int: String] = [:]
+        var gone: [Int: String] = [:]
         for photo in photos {
-            guard case .done(let original, let image, _, _, _) = outcomes[photo.index], image.metadata == nil,
-                FileStatus(original.file)?.isRegularFile == true
-            else { continue }
+            guard case .done(let original, let image, _, _, _) = outcomes[photo.index], image.metadata == nil else {
+                continue
+            }
             let key = renditions.setKey(ofOriginal: original.sha256)
+            guard FileStatus(original.file)?.isRegularFile == true else {
+                gone[photo.index] = key
+                continue
+            }
             keys[photo.index] = key
             if wanted[key] == nil { wanted[key] = original.file }
+        }
+        // Without the original (a seeded cache, an evicted download), what an older gallerygen
+        // read is shown as it was, without a place.
+        let older = (try? cache.buildStore.olderMetadata(keys: Array(Set(gone.values)))) ?? [:]
+        for (index, key) in gone {
+            guard let metadata = older[key],
+                case .done(let original, var image, let wasProcessed, let loadWarnings, let imagingWarnings) =
+                    outcomes[index]
+            else { continue }
+            image.metadata = metadata
+            outcomes[index] = .done(
+                original: original, image: image, wasProcessed: wasProcessed, warnings: loadWarnings,
+                imagingWarnings: imagingWarnings)
         }
         guard !wanted.isEmpty else { return }
         let found = await renditions.readMetadata(of: wanted.map { ($0.key, $0.value) })

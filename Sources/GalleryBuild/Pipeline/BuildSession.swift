@@ -97,7 +97,8 @@ struct BuildSession: Sendable {
                 quality: config.images.quality,
                 effort: config.images.effort,
                 seed: seed,
-                remote: environment.remote
+                remote: environment.remote,
+                locationPlaces: config.location.places
             )
         } catch {
             throw BuildError(.imaging, underlying: error)

@@ -56,7 +56,10 @@ extension RenditionStore {
     private func pack(_ image: ProcessedImage) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        var data = try encoder.encode(image)
+        // The shared tier holds the place only as the site shows it (`location:`): none by default.
+        var shared = image
+        shared.metadata?.location = locationPlaces.flatMap { image.metadata?.location?.rounded(to: $0) }
+        var data = try encoder.encode(shared)
         data.append(UInt8(ascii: "\n"))
         for rendition in image.renditions {
             data.append(try Data(contentsOf: file(of: rendition)))

@@ -30,6 +30,8 @@ final class RenditionStore: Sendable {
     private let seed: SiteSeed?
     /// The remote cache tier: asked before making a set, told of every set made.
     let remote: RemoteCache?
+    /// The decimals of a photo's place the remote tier may hold (`location:`); nil: none.
+    let locationPlaces: Int?
 
     struct Outcome: Sendable {
         var image: ProcessedImage
@@ -44,12 +46,13 @@ final class RenditionStore: Sendable {
 
     init(
         cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
-        quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil
+        quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil, locationPlaces: Int? = nil
     ) {
         self.cache = cache
         self.store = cache.buildStore
         self.seed = seed
         self.remote = remote
+        self.locationPlaces = locationPlaces
         self.directory = cache.renditions
         self.processor = processor
         self.pool = pool

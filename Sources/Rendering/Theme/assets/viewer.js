@@ -102,7 +102,15 @@
         var page = new DOMParser().parseFromString(text, "text/html");
         said[index] = [".caption", ".taken"].map(function (part) {
           var node = page.querySelector(".photo-view " + part);
-          return node ? '<div class="' + part.slice(1) + '">' + node.innerHTML + "</div>" : "";
+          if (!node) return "";
+          /* Its links are relative to the photo's page, not to this one. */
+          Array.prototype.forEach.call(node.querySelectorAll("[href], [src]"), function (element) {
+            ["href", "src"].forEach(function (name) {
+              var value = element.getAttribute(name);
+              if (value !== null) element.setAttribute(name, new URL(value, photos[index].page).href);
+            });
+          });
+          return '<div class="' + part.slice(1) + '">' + node.innerHTML + "</div>";
         }).join("");
         if (current === index) tell(index);
       }, function () {});
