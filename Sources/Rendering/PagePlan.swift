@@ -101,8 +101,13 @@ struct PagePlan: Sendable {
         self.pages = pages
     }
 
+    /// The pages `count` photos take, `pageSize` a page: at least one (an empty album has a page).
+    static func pageCount(of count: Int, pageSize: Int) -> Int {
+        max(1, (count + max(1, pageSize) - 1) / max(1, pageSize))
+    }
+
     private static func pages(of items: [GalleryItem], prefix: String, kind: Kind, pageSize: Int) -> [Page] {
-        let count = max(1, (items.count + pageSize - 1) / pageSize)
+        let count = pageCount(of: items.count, pageSize: pageSize)
         let paths = (1...count).map { number in
             if prefix == "index" { return number == 1 ? "index.html" : "page-\(number).html" }
             return number == 1 ? "\(prefix).html" : "\(prefix)-\(number).html"
@@ -149,7 +154,7 @@ struct PagePlan: Sendable {
         }
         let slugs = uniqueSlugs(
             of: albums.map { $0.path.joined(separator: " / ") },
-            pageCounts: members.map { max(1, ($0.count + pageSize - 1) / max(1, pageSize)) })
+            pageCounts: members.map { pageCount(of: $0.count, pageSize: pageSize) })
         // A named cover, found among the photos of the album and the albums in it; one photo may
         // be named by more than one album (an album's and its parent's index.md).
         var named: [String: [[String]]] = [:]
@@ -208,7 +213,7 @@ struct PagePlan: Sendable {
             return left > right
         }
         let slugs = uniqueSlugs(
-            of: years, pageCounts: years.map { max(1, ((members[$0]?.count ?? 0) + pageSize - 1) / max(1, pageSize)) })
+            of: years, pageCounts: years.map { pageCount(of: members[$0]?.count ?? 0, pageSize: pageSize) })
         return years.indices.map { number in
             let items = members[years[number]] ?? []
             return Album(
@@ -234,7 +239,7 @@ struct PagePlan: Sendable {
         let keys = titles.keys.sorted { ($0, titles[$0] ?? "") < ($1, titles[$1] ?? "") }
         let slugs = uniqueSlugs(
             of: keys.map { titles[$0] ?? $0 },
-            pageCounts: keys.map { max(1, ((members[$0]?.count ?? 0) + pageSize - 1) / max(1, pageSize)) },
+            pageCounts: keys.map { pageCount(of: members[$0]?.count ?? 0, pageSize: pageSize) },
             empty: "keyword")
         return keys.indices.map { number in
             Keyword(
