@@ -34,6 +34,9 @@ package struct SiteConfig: Sendable, Equatable {
     package var albums = AlbumSource.feed
     /// `location:` how much of where photos were taken the site shows; nothing by default.
     package var location = LocationPrecision.off
+    /// `downloads:` what each photo's download button gives, with a zip of each album; none by
+    /// default.
+    package var downloads = DownloadChoice.off
     /// `keyword_pages`: each keyword the photos carry gets a page, linked from theirs.
     package var keywordPages = true
     /// How grid pages lay out their tiles.

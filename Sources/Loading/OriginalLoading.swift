@@ -17,7 +17,9 @@ package protocol OriginalLoading: Sendable {
     /// revalidation will most likely confirm (nil when there is none, or for a local file).
     func cachedSHA256(for source: CanonicalURL) -> String?
     /// Loads `damaged.source` anew, whole, after the cached bytes of `damaged` turned out not to
-    /// hash to its SHA-256 any more (damaged on disk between builds); the damaged copy is dropped.
+    /// hash to its SHA-256 any more (damaged on disk between builds; the damaged copy is
+    /// dropped), or when the build needs bytes it never had or let go (a seeded or shared
+    /// original, a `no-store` one) to publish them.
     func freshCopy(of damaged: Original) async throws -> Original
 
     /// Like ``original(for:)``, but when the cache has no copy of `source` and `known` (asked

@@ -38,12 +38,18 @@ package struct AlbumDetails: Sendable, Hashable, Encodable {
     /// The ``Photo/id`` of the photo that stands for the album.
     package var cover: String?
     package var order: PhotoOrder?
+    /// The zip of the album's photos (`downloads:`); nil when there is none.
+    package var download: Download?
 
-    package init(title: String? = nil, descriptionHTML: String? = nil, cover: String? = nil, order: PhotoOrder? = nil) {
+    package init(
+        title: String? = nil, descriptionHTML: String? = nil, cover: String? = nil, order: PhotoOrder? = nil,
+        download: Download? = nil
+    ) {
         self.title = title
         self.descriptionHTML = descriptionHTML
         self.cover = cover
         self.order = order
+        self.download = download
     }
 }
 
@@ -116,13 +122,18 @@ package struct GalleryItem: Sendable {
         let failure: String?
         let sourceName: String
         let captionHTML: String?
+        let download: Download?
 
-        init(photo: Photo, image: ProcessedImage?, failure: String?, sourceName: String, captionHTML: String?) {
+        init(
+            photo: Photo, image: ProcessedImage?, failure: String?, sourceName: String, captionHTML: String?,
+            download: Download?
+        ) {
             self.photo = photo
             self.image = image
             self.failure = failure
             self.sourceName = sourceName
             self.captionHTML = captionHTML
+            self.download = download
         }
     }
 
@@ -132,20 +143,21 @@ package struct GalleryItem: Sendable {
     ///   made by the Markdown stage.
     package init(
         photo: Photo, image: ProcessedImage?, failure: String? = nil, sourceName: String? = nil,
-        captionHTML: String? = nil
+        captionHTML: String? = nil, download: Download? = nil
     ) {
         storage = Storage(
             photo: photo, image: image, failure: failure, sourceName: sourceName ?? photo.source.absoluteString,
-            captionHTML: captionHTML)
+            captionHTML: captionHTML, download: download)
     }
 
     private func with(
         photo: Photo? = nil, image: ProcessedImage?? = nil, failure: String?? = nil, sourceName: String? = nil,
-        captionHTML: String?? = nil
+        captionHTML: String?? = nil, download: Download?? = nil
     ) -> Storage {
         Storage(
             photo: photo ?? self.photo, image: image ?? self.image, failure: failure ?? self.failure,
-            sourceName: sourceName ?? self.sourceName, captionHTML: captionHTML ?? self.captionHTML)
+            sourceName: sourceName ?? self.sourceName, captionHTML: captionHTML ?? self.captionHTML,
+            download: download ?? self.download)
     }
 
     package var photo: Photo {
@@ -174,6 +186,12 @@ package struct GalleryItem: Sendable {
     package var captionHTML: String? {
         get { storage.captionHTML }
         set { storage = with(captionHTML: .some(newValue)) }
+    }
+
+    /// The file its download button gives (`downloads:`); nil when there is none.
+    package var download: Download? {
+        get { storage.download }
+        set { storage = with(download: .some(newValue)) }
     }
 }
 
@@ -235,4 +253,24 @@ package struct RenderedChunk: Sendable {
 enum PageOutcome: Sendable {
     case rendered(RenderedFile)
     case unchanged(String, PageFingerprint)
+}
+
+/// An album as its pages show it: what an album's zip holds.
+package struct AlbumContents: Sendable {
+    /// Its folders, outermost first; with `albums: year`, its year.
+    package var path: [String]
+    package var title: String
+    /// Its own photos, in its order.
+    package var items: [GalleryItem]
+    /// The albums inside it, by their place in the list.
+    package var children: [Int]
+}
+
+extension Gallery {
+    /// Every album the pages show (none when there is only one), each after the album it is in.
+    package func albumContents(from source: AlbumSource) -> [AlbumContents] {
+        PagePlan(gallery: self, pageSize: 1 << 40, albums: source).albums.map { album in
+            AlbumContents(path: album.path, title: album.title, items: album.items, children: album.children)
+        }
+    }
 }

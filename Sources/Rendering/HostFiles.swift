@@ -16,13 +16,18 @@ package enum HostFiles {
     static let revalidate = "public, max-age=0, must-revalidate"
 
     /// `pagePaths`: the site's HTML pages and feeds, relative to the output folder.
-    package static func files(pagePaths: [String]) -> [RenderedFile] {
+    /// `downloads`: the site has `originals/` and `downloads/` (`downloads:`), named by their
+    /// content like thumbnails.
+    package static func files(pagePaths: [String], downloads: Bool = false) -> [RenderedFile] {
         var revalidated = ["/", "/assets/*", "/" + Manifest.fileName]
         let topLevel = pagePaths.filter { !$0.contains("/") }.sorted()
         revalidated += topLevel.map { "/" + $0 }
         if pagePaths.contains(where: { $0.hasPrefix("photos/") }) { revalidated.append("/photos/*") }
         var text = "# gallerygen: cache rules for Netlify and Cloudflare Pages (host_files: false leaves them out)\n"
         text += "/images/*\n  Cache-Control: \(immutable)\n"
+        if downloads {
+            for folder in ["/originals/*", "/downloads/*"] { text += "\(folder)\n  Cache-Control: \(immutable)\n" }
+        }
         for path in revalidated { text += "\(path)\n  Cache-Control: \(revalidate)\n" }
         return [
             RenderedFile(path: noJekyllPath, contents: []),

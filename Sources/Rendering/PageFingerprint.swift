@@ -304,6 +304,16 @@ extension GalleryItem {
         encoder.append(optional: failure)
         encoder.append(sourceName)
         encoder.append(optional: captionHTML)
+        if let download {
+            encoder.append(.open)
+            encoder.append(download.path)
+            encoder.append(download.fileName)
+            encoder.append(int: Int(download.byteCount))
+            encoder.append(download.kind)
+            encoder.append(.close)
+        } else {
+            encoder.append(.null)
+        }
         encoder.append(.close)
     }
 }

@@ -420,6 +420,10 @@ struct PagePlan: Sendable {
             albumTitle: heading,
             breadcrumbs: breadcrumbs,
             albumDescription: first ? album?.descriptionHTML : nil,
+            albumDownload: first
+                ? album.flatMap { gallery.albums[$0.path]?.download }.map {
+                    PhotoPageViewModel.DownloadLink($0, label: "Download the album", prefix: "")
+                } : nil,
             subalbums: first ? covers(of: album?.children ?? [], grid: grid) : [],
             canonical: canonical,
             grid: grid,
@@ -529,7 +533,12 @@ struct PagePlan: Sendable {
                 structuredData: PhotoPageViewModel.ImageObject.json(
                     for: item,
                     contentUrl: largest.map { (plan.gallery.baseDirectory ?? "../") + $0.path },
-                    width: width, height: height, location: location)
+                    width: width, height: height, location: location),
+                download: item.download.map { download in
+                    PhotoPageViewModel.DownloadLink(
+                        download, label: download.path.hasPrefix("images/") ? "Download" : "Download original",
+                        prefix: "../")
+                }
             )
             return (path, model)
         }

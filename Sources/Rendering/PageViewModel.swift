@@ -99,6 +99,8 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     var breadcrumbs: [PhotoPageViewModel.Link] = []
     /// The album's `index.md` text, HTML, on its first page.
     var albumDescription: String?
+    /// The album's zip (`downloads:`), on its first page.
+    var albumDownload: PhotoPageViewModel.DownloadLink?
     /// The albums inside this one, on its first page.
     var subalbums: [AlbumsPageViewModel.Cover] = []
     var canonical: String?
@@ -124,6 +126,7 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
         case "breadcrumbs": breadcrumbs
         case "hasBreadcrumbs": !breadcrumbs.isEmpty
         case "albumDescription": albumDescription
+        case "albumDownload": albumDownload
         case "subalbums": subalbums
         case "hasSubalbums": !subalbums.isEmpty
         case "intro": intro

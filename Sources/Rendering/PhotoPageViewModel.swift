@@ -329,6 +329,34 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
     var canonical: String?
     /// ``ImageObject``'s JSON.
     var structuredData: String?
+    /// Its download button's file (`downloads:`).
+    var download: DownloadLink?
+
+    /// A file to download, as a button shows it: `Download original (JPEG, 4.2 MB)`.
+    struct DownloadLink: Sendable, MustacheParent, Encodable {
+        var href: String
+        var fileName: String
+        var label: String
+        var details: String
+
+        /// `prefix` leads from the page to the output folder (`../` from a photo page).
+        init(_ download: Download, label: String, prefix: String) {
+            href = prefix + download.path
+            fileName = download.fileName.escapableInTemplates
+            self.label = label
+            details = "\(download.kind), \(download.sizeText)"
+        }
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "href": href
+            case "fileName": fileName
+            case "label": label
+            case "details": details
+            default: nil
+            }
+        }
+    }
 
     func child(named name: String) -> Any? {
         switch name {
@@ -352,6 +380,7 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         case "card": card
         case "canonical": canonical
         case "structuredData": structuredData
+        case "download": download
         default: photo.child(named: name)
         }
     }

@@ -19,7 +19,9 @@ whole or hung up, and checks in headless Chromium:
    and dark);
 7. the viewer shows a photo's caption, read from its page once the photo is in; an album page shows the way up, the album inside it with its cover and its own photos; the
    keyword read from a photo's XMP has its page;
-8. axe-core finds no serious or critical violation on the grid, a photo page (one of them with a
+8. a photo page and the viewer offer the photo's original for download under its file name, and
+   an album page a zip of the album (`downloads: original`), each fetched whole;
+9. axe-core finds no serious or critical violation on the grid, a photo page (one of them with a
    caption, keywords and a licence read from the photo's XMP), the open viewer, an album page
    with an album inside it, a keyword page and the keywords page.
 
@@ -95,7 +97,8 @@ def make_site(folder, photos):
     with open(os.path.join(folder, "feed.json"), "w") as handle:
         json.dump(entries, handle)
     with open(os.path.join(folder, "gallery.yml"), "w") as handle:
-        handle.write("title: Theme test\nfeed: feed.json\nbase_url: https://photos.example.org/\n")
+        handle.write("title: Theme test\nfeed: feed.json\nbase_url: https://photos.example.org/\n"
+                     "downloads: original\n")
     return len(entries)
 
 
@@ -468,6 +471,17 @@ def main():
                 check("a photo page shows what the photo says: caption, keywords, credit, JSON-LD",
                       "ripples" in shown["caption"].lower() and shown["keywords"] == 3 and shown["licence"]
                       and shown["structured"], shown)
+                fetched = driver.execute_async_script("""
+                    const done = arguments[arguments.length - 1];
+                    const link = document.querySelector('.photo-view .download a[download]');
+                    if (!link) { done(null); return; }
+                    fetch(link.href).then(r => r.arrayBuffer().then(b => done(
+                        {name: link.getAttribute('download'), ok: r.ok, bytes: b.byteLength,
+                         jpeg: new Uint8Array(b)[0] === 0xFF, label: link.parentNode.textContent})),
+                        () => done({ok: false}));""")
+                check("a photo page offers its original for download, under its own file name",
+                      bool(fetched) and fetched["ok"] and fetched["jpeg"] and fetched["bytes"] > 10000
+                      and fetched["name"] == "aqua.jpg" and "Download original (JPEG" in fetched["label"], fetched)
                 axe_results["photo page with caption and keywords"] = axe_scan(driver)
                 if shots:
                     time.sleep(0.3)
@@ -485,6 +499,11 @@ def main():
                     "return !!s && !s.hidden && s.textContent.includes('Ripples')"))
                 check("the viewer shows the photo's caption once its photo is in", told,
                       driver.execute_script("return document.querySelector('.viewer .said').outerHTML"))
+                offered = driver.execute_script(
+                    "const a = document.querySelector('.viewer .said .download a[download]');"
+                    "return a ? a.href : null")
+                check("the viewer offers the photo's download beside its caption",
+                      bool(offered) and "/originals/" in offered and offered.startswith("http"), offered)
                 axe_results["viewer with a caption"] = axe_scan(driver)
                 if shots:
                     time.sleep(0.3)
@@ -500,6 +519,16 @@ def main():
                             i => i.complete && i.naturalWidth > 0).length,
                         own: document.querySelectorAll('.gallery.justified li.photo').length,
                         current: (document.querySelector('.albums [aria-current]') || {}).textContent};""")
+            zipped = driver.execute_async_script("""
+                const done = arguments[arguments.length - 1];
+                const link = document.querySelector('main > .download a[download]');
+                if (!link) { done(null); return; }
+                fetch(link.href).then(r => r.arrayBuffer().then(b => done(
+                    {name: link.getAttribute('download'), ok: r.ok, bytes: b.byteLength,
+                     zip: new TextDecoder().decode(new Uint8Array(b).slice(0, 2)) === 'PK'})),
+                    () => done({ok: false}));""")
+            check("an album page offers a zip of the album",
+                  bool(zipped) and zipped["ok"] and zipped["zip"] and zipped["name"] == "Garden.zip", zipped)
             check("an album page shows the album inside it with its cover, then its own photos",
                   album["crumbs"] == [] and album["inside"] == ["Flowers"] and album["covers"] == 1
                   and album["own"] == count // 3 and album["current"] == "Garden", album)

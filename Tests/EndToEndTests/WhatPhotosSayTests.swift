@@ -185,13 +185,26 @@ import Testing
         #expect(!manifest.contains("Embedded title") && manifest.contains("Embedded creator"))
     }
 
-    /// Where a photo was taken is never read: no coordinate, in any form, in any file.
-    @Test func noCoordinateReachesAnyFile() throws {
-        let site = try Self.site(extraConfig: "exif: true")
+    /// Where a photo was taken is never shown: no coordinate, in any form, in any file; with
+    /// `downloads: original`, not in the published originals either (the rest of what they say
+    /// stays in them).
+    @Test(arguments: ["", "downloads: original"])
+    func noCoordinateReachesAnyFile(downloads: String) throws {
+        let site = try Self.site(extraConfig: "exif: true\n\(downloads)")
         let run = try CommandRun.gallerygen(["build", site.url.path])
         #expect(run.status == 0, "\(run.standardError)")
         let files = site.folder.allFiles(under: "public")
         #expect(files.count > 10)
+        let originals = files.filter { $0.hasPrefix("originals/") }
+        #expect(originals.count == (downloads.isEmpty ? 0 : 6), "every photo's: \(originals)")
+        if let creator = originals.first(where: { path in
+            (try? Data(contentsOf: site.folder.file("public/\(path)")))
+                .map { String(decoding: $0, as: UTF8.self).contains("Ada Lovelace") } == true
+        }) {
+            #expect(!creator.isEmpty, "the XMP photo's original keeps its creator")
+        } else {
+            #expect(downloads.isEmpty, "no original keeps the XMP photo's creator")
+        }
         for path in files {
             let data = try Data(contentsOf: site.folder.file("public/\(path)"))
             let text = String(decoding: data, as: UTF8.self)

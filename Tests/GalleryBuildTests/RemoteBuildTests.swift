@@ -296,6 +296,32 @@ import Testing
         try await upstream.server.shutdown()
     }
 
+    /// `downloads: original` with a `no-store` answer: the original, let go once its thumbnails
+    /// were made, is fetched again to be published, then let go too; the next build finds it
+    /// published and fetches it only for its thumbnails' sake.
+    @Test func aNoStoreOriginalIsFetchedAgainToBePublished() async throws {
+        let upstream = try await Upstream(count: 3)
+        upstream.setCacheControl("no-store")
+        let site = try site(feed: upstream.feedURL, extraConfig: "downloads: original\nlocation: exact")
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.failed == 0 && result.report.warnings.isEmpty, "\(result.report.warnings)")
+        #expect(upstream.photoRequests.count == 6, "each photo twice: for its thumbnails, then to publish it")
+        let originals = site.folder.allFiles(under: "public/originals")
+        #expect(originals.count == 3)
+        #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/tmp").isEmpty, "not kept")
+        #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/blobs").isEmpty, "never stored")
+        for path in originals {
+            let hash = try FileDigest.sha256(of: site.folder.file("public/originals/\(path)")).hex
+            #expect(path.hasPrefix(hash.prefix(20)), "\(path) holds its own bytes")
+        }
+        upstream.server.resetCounts()
+        _ = try await build(site)
+        #expect(upstream.photoRequests.count == 3)
+        try await upstream.server.shutdown()
+    }
+
     @Test func aRemoteFeedsErrorsSpeakOfTheFeed() async throws {
         let upstream = try await Upstream(count: 1)
         let site = try site(feed: upstream.server.baseURL + "/no-such-feed.json")

@@ -102,10 +102,12 @@ import Testing
         item.photo.metadata = said
         item.photo.captionMarkdown = "*m*"
         item.captionHTML = "<p><em>m</em></p>"
+        item.download = Download(path: "originals/ab.jpg", fileName: "a.jpg", byteCount: 9, kind: "JPEG")
         item.image?.metadata = said
         let image = try #require(item.image)
         let labels = { (value: Any) in Mirror(reflecting: value).children.compactMap(\.label) }
-        #expect(labels(item) == ["photo", "image", "failure", "sourceName", "captionHTML"])
+        #expect(labels(item) == ["photo", "image", "failure", "sourceName", "captionHTML", "download"])
+        #expect(labels(try #require(item.download)) == ["path", "fileName", "byteCount", "kind"])
         #expect(
             labels(item.photo) == [
                 "index", "id", "title", "source", "albumPath", "link", "date", "hasFeedID", "titleIsFileName",
@@ -142,6 +144,8 @@ import Testing
             { $0.image?.camera?.exposure = nil }, { $0.image?.camera?.iso = nil }, { $0.image?.camera?.taken = nil },
             { $0.failure = nil }, { $0.sourceName += "x" }, { $0.photo.titleIsFileName.toggle() },
             { $0.photo.captionMarkdown = nil }, { $0.captionHTML = nil }, { $0.image?.metadata = nil },
+            { $0.download = nil }, { $0.download?.path += "x" }, { $0.download?.fileName += "x" },
+            { $0.download?.byteCount += 1 }, { $0.download?.kind += "x" },
         ]
         // Every field of what the photo says counts, from the feed or sidecar and from the photo.
         let fields: [(inout PhotoMetadata) -> Void] = [

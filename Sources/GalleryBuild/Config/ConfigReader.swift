@@ -7,7 +7,8 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "location", "albums", "keyword_pages", "grid", "sort", "host_files", "seed", "remote_cache",
+        "exif", "location", "downloads", "albums", "keyword_pages", "grid", "sort", "host_files", "seed",
+        "remote_cache",
         "follow_symlinks",
     ]
     static let feedKeys = ["url", "format", "fields"]
@@ -95,6 +96,12 @@ struct ConfigReader {
         }
         config.location =
             try choice("location", use: "off (no place anywhere), city (rounded to about 11 km) or exact") ?? .off
+        config.downloads =
+            try choice(
+                "downloads",
+                use: "off, largest (the largest rendition) or original (the photo's own file), each with a zip "
+                    + "of every album")
+            ?? .off
         config.albums =
             try choice("albums", use: "feed (the feed's albums, a folder's folders) or year (by the year taken)")
             ?? .feed

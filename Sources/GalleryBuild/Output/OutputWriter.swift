@@ -18,6 +18,9 @@ struct OutputFile: Sendable {
         /// A copy of a cache file whose name says its content, with its SHA-256 when known: an
         /// existing file of that name, size and hash is the same file.
         case copy(of: URL, size: Int64, sha256: String? = nil)
+        /// A file whose name says its content, made by `make` at the path it is given (a new
+        /// file): an existing file of that name and size is the same file.
+        case made(size: Int64, make: @Sendable (URL) throws -> Void)
     }
 
     /// Relative to the output folder.
@@ -163,7 +166,15 @@ struct OutputWriter {
             var checked: [UnchangedPage] = []
             var kept: [UnchangedPage] = []
             for file in files {
-                guard case .copy(let source, let size, let sha256) = file.content else { continue }
+                let source: URL?
+                let size: Int64
+                let sha256: String?
+                let make: (@Sendable (URL) throws -> Void)?
+                switch file.content {
+                case .bytes: continue
+                case .copy(let from, let bytes, let hash): (source, size, sha256, make) = (from, bytes, hash, nil)
+                case .made(let bytes, let maker): (source, size, sha256, make) = (nil, bytes, nil, maker)
+                }
                 let target = writer.directory.appendingPathComponent(file.path)
                 let fingerprint = sha256.flatMap(PageFingerprint.init(hexText:))
                 if let fingerprint, recorded(file.path) == fingerprint {
@@ -183,7 +194,7 @@ struct OutputWriter {
                     at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 let temporary = AtomicFile.temporaryURL(for: target)
                 do {
-                    try fileManager.copyItem(at: source, to: temporary)
+                    if let source { try fileManager.copyItem(at: source, to: temporary) } else { try make?(temporary) }
                     try AtomicFile.commit(temporary, to: target)
                 } catch {
                     try? fileManager.removeItem(at: temporary)

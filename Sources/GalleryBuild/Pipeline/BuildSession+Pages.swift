@@ -25,14 +25,17 @@ extension BuildSession {
         var record: RenderedPages
         /// The SHA-256 of the intro as it was read (nil: no intro).
         var introSHA256: String?
+        /// The albums' zips (`downloads:`), made from the photos' downloads once they are in place.
+        var zips: [OutputFile] = []
     }
 
     /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
     /// holds all its pages). A grid or photo page found in place as this build would write it
     /// (``RenderedPages``) is not rendered again.
-    func render(feed: FeedDocument, outcomes: [Int: PhotoOutcome], into staging: OutputWriter.Staging)
-        async throws(BuildError) -> RenderedSite
-    {
+    func render(
+        feed: FeedDocument, outcomes: [Int: PhotoOutcome], downloads: [Int: Download] = [:],
+        into staging: OutputWriter.Staging
+    ) async throws(BuildError) -> RenderedSite {
         var intro = ""
         var introSHA256: String?
         if let file = layout.introFile {
@@ -61,17 +64,19 @@ extension BuildSession {
                 return GalleryItem(
                     photo: photo, image: outcome?.image, failure: outcome?.failureMessage.map(layout.publishedMessage),
                     sourceName: displayName(of: photo.source),
-                    captionHTML: photo.captionMarkdown.map { captions.html(from: $0) })
+                    captionHTML: photo.captionMarkdown.map { captions.html(from: $0) },
+                    download: downloads[photo.index])
             }, by: config.order)
         let albums = feed.albums.mapValues { note in
             AlbumDetails(
                 title: note.title, descriptionHTML: note.descriptionMarkdown.map { captions.html(from: $0) },
                 cover: note.cover, order: note.order)
         }
-        let gallery = Gallery(
+        var gallery = Gallery(
             title: config.title, introHTML: intro, baseURL: config.baseURL, items: items, albums: albums)
+        let zips = planAlbumZips(of: &gallery)
         let previous = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
-        var site = RenderedSite(record: previous, introSHA256: introSHA256)
+        var site = RenderedSite(record: previous, introSHA256: introSHA256, zips: zips)
         do {
             func stage(_ files: [RenderedFile]) throws {
                 do {
@@ -92,7 +97,11 @@ extension BuildSession {
             }
             site.sources = sources
             if config.hostFiles {
-                try stage(HostFiles.files(pagePaths: site.paths.filter { !$0.hasPrefix("assets/") }))
+                try stage(
+                    HostFiles.files(
+                        pagePaths: site.paths.filter { !$0.hasPrefix("assets/") },
+                        downloads: !site.zips.isEmpty
+                            || config.downloads == .original))
             }
         } catch let failure as StagingFailure {
             throw outputError(failure.error)
@@ -125,8 +134,8 @@ extension BuildSession {
     /// `record` is the last build's ``RenderedPages``: a thumbnail it stamped and that is still
     /// as stamped is not read. Returns what was written, and the thumbnails to record.
     func write(
-        pagePaths: [String], outcomes: [Int: PhotoOutcome], photos: [Photo], into staging: OutputWriter.Staging,
-        previous: [String]?, record: RenderedPages
+        pagePaths: [String], outcomes: [Int: PhotoOutcome], photos: [Photo], downloads: [OutputFile] = [],
+        into staging: OutputWriter.Staging, previous: [String]?, record: RenderedPages
     ) async throws(BuildError) -> (OutputWriter.Result, thumbnails: (checked: [UnchangedPage], kept: [UnchangedPage])) {
         var files: [OutputFile] = []
         var seen: Set<String> = []
@@ -141,6 +150,8 @@ extension BuildSession {
                 )
             }
         }
+        // After the thumbnails: an album's zip is made from its photos' files in place.
+        files += downloads
         let manifestFiles = (pagePaths + files.map(\.path)).sorted()
         let showsCamera = config.showsCameraDetails
         let locationPlaces = config.location.places

@@ -22,6 +22,8 @@ struct BuildContext {
     /// With the files the last build published as the build store recorded them.
     var previousManifest: Task<([String]?, Double, PublishedFiles?), Never>?
     var outcomes: [Int: PhotoOutcome] = [:]
+    /// What visitors can download (`downloads:`).
+    var downloads = PlannedDownloads()
     /// The output being staged, from the render step on.
     var staging: OutputWriter.Staging?
     var site: BuildSession.RenderedSite?
@@ -62,6 +64,7 @@ extension BuildSession {
             BuildStep(name: "hand the shard's work to the remote cache") { context throws(BuildError) in
                 try await shareShard(&context)
             },
+            BuildStep(name: "choose the downloads") { context in await chooseDownloads(&context) },
             BuildStep(name: "render the pages", stage: .render) { context throws(BuildError) in
                 try await renderPages(&context)
             },
@@ -192,7 +195,19 @@ extension BuildSession {
             throw outputError(error as NSError)
         }
         context.staging = staging
-        context.site = try await render(feed: context.feed, outcomes: context.outcomes, into: staging)
+        context.site = try await render(
+            feed: context.feed, outcomes: context.outcomes, downloads: context.downloads.photos, into: staging)
+    }
+
+    private func chooseDownloads(_ context: inout BuildContext) async {
+        guard config.downloads != .off else { return }
+        let previous = await context.previousManifest?.value.0
+        context.downloads = await planDownloads(
+            photos: context.feed.photos, outcomes: context.outcomes, previous: previous)
+        for warning in context.downloads.warnings {
+            context.report.warnings.append(warning)
+            events(.warning(warning))
+        }
     }
 
     private func writeSite(_ context: inout BuildContext) async throws(BuildError) {
@@ -200,9 +215,14 @@ extension BuildSession {
         // Read while the photos loaded.
         let (previous, manifestSeconds, recorded) = await context.previousManifest?.value ?? (nil, 0, nil)
         context.report.seconds["manifest"] = manifestSeconds
+        let transient = context.downloads.transient
+        defer {
+            // Fetched again for the downloads only, from an answer that said `no-store`.
+            for file in transient { try? FileManager.default.removeItem(at: file) }
+        }
         let (written, thumbnails) = try await write(
-            pagePaths: site.paths, outcomes: context.outcomes, photos: context.feed.photos, into: staging,
-            previous: previous, record: site.record)
+            pagePaths: site.paths, outcomes: context.outcomes, photos: context.feed.photos,
+            downloads: context.downloads.files + site.zips, into: staging, previous: previous, record: site.record)
         // Written: nothing is left to abandon.
         context.staging = nil
         context.report.counts.pagesRendered = site.rendered.count

@@ -124,9 +124,9 @@ package final class HTTPLoader: OriginalLoading {
     }
 
     package func freshCopy(of damaged: Original) async throws -> Original {
-        // A seeded or shared original's bytes were never here; a blob of that hash belongs to
-        // another URL.
-        if !damaged.origin.isBodiless { cache.discardBlob(damaged.sha256) }
+        // A seeded or shared original's bytes were never here, nor a no-store one's (a temporary
+        // file, gone): a blob of that hash belongs to another URL.
+        if !damaged.origin.isBodiless, !damaged.isTransient { cache.discardBlob(damaged.sha256) }
         if configuration.offline {
             throw LoadingError(
                 .offlineMiss, url: damaged.source.description,

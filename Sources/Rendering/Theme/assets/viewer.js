@@ -81,7 +81,8 @@
   var current = -1;
   var pushed = false;
   var loads = {};
-  /* What each photo's page says (its caption and when it was taken), by index, once read. */
+  /* What each photo's page says (its caption, when it was taken, its download), by index, once
+     read. */
   var said = {};
   var saidLoad = null;
 
@@ -100,7 +101,7 @@
       })
       .then(function (text) {
         var page = new DOMParser().parseFromString(text, "text/html");
-        said[index] = [".caption", ".taken"].map(function (part) {
+        said[index] = [".caption", ".taken", ".download"].map(function (part) {
           var node = page.querySelector(".photo-view " + part);
           if (!node) return "";
           /* Its links are relative to the photo's page, not to this one. */
