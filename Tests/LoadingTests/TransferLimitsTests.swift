@@ -104,6 +104,30 @@ import Testing
         try await fixture.close()
     }
 
+    /// A watch woken late (a busy machine) may find both the idle and the total limit broken:
+    /// silence is still silence, which counts against the host, and only an answer that
+    /// started is too slow. (A late wake once read a silent host's timeout as `.tooSlow`, which
+    /// counted as the host answering: an eighth request reached the silent host above.)
+    @Test func aLateWatchStillTellsSilenceFromSlowness() {
+        let limits = Self.limits
+        let start = ContinuousClock.now
+        let late = start + .seconds(10)
+        let silent = TransferMeter.Progress(started: start, lastActivity: start)
+        #expect(TransferLimits.brokenLimit(of: silent, at: late, limits: limits, url: "u")?.code == .timedOut)
+        let answering = TransferMeter.Progress(
+            started: start, lastActivity: late - .milliseconds(10), bodyStarted: start + .milliseconds(5),
+            bodyBytes: 100)
+        #expect(TransferLimits.brokenLimit(of: answering, at: late, limits: limits, url: "u")?.code == .tooSlow)
+        let headOnly = TransferMeter.Progress(
+            started: start, lastActivity: start + .milliseconds(5), bodyStarted: start + .milliseconds(5))
+        #expect(TransferLimits.brokenLimit(of: headOnly, at: late, limits: limits, url: "u")?.code == .timedOut)
+        #expect(TransferLimits.brokenLimit(of: silent, at: start + .milliseconds(100), limits: limits, url: "u") == nil)
+        // Silence past the total before the idle limit (idle longer than total): still silence.
+        let patient = TransferLimits(
+            idle: .seconds(20), total: .seconds(3), minimumBytesPerSecond: 1, grace: .milliseconds(300))
+        #expect(TransferLimits.brokenLimit(of: silent, at: late, limits: patient, url: "u")?.code == .timedOut)
+    }
+
     @Test func slowAnswersAreNotHeldAgainstTheHost() async throws {
         let fixture = try await LoaderFixture { request in
             var response = TestHTTPServer.Response.photo(1)

@@ -55,16 +55,8 @@ package struct TransferLimits: Sendable, Equatable {
         while true {
             try await Task.sleep(for: tick, clock: clock)
             let now = clock.now
+            if let broken = Self.brokenLimit(of: meter.progress, at: now, limits: self, url: url) { throw broken }
             let progress = meter.progress
-            if now - progress.started >= total {
-                throw LoadingError(
-                    .tooSlow, url: url,
-                    "no complete answer within \(Self.describe(total)) (\(progress.bodyBytes) body bytes received)")
-            }
-            if now - progress.lastActivity >= idle {
-                let what = progress.bodyStarted == nil ? "no answer" : "the body stalled: nothing"
-                throw LoadingError(.timedOut, url: url, "\(what) for \(Self.describe(idle))")
-            }
             if let bodyStarted = progress.bodyStarted, now - bodyStarted >= grace {
                 let seconds = (now - bodyStarted).seconds
                 let rate = Double(progress.bodyBytes) / seconds
@@ -76,6 +68,30 @@ package struct TransferLimits: Sendable, Equatable {
                 }
             }
         }
+    }
+
+    /// The idle or total limit `progress` broke by `now`, if any. Silence is told apart from
+    /// slowness whichever limit is seen first (a busy machine may wake the watch late, past
+    /// both): no answer at all is `.timedOut`, which counts against the host (``HostHealth``);
+    /// an answer too slow to finish is `.tooSlow`, which shows the host is there.
+    static func brokenLimit(
+        of progress: TransferMeter.Progress, at now: ContinuousClock.Instant, limits: Self, url: String
+    )
+        -> LoadingError?
+    {
+        if now - progress.lastActivity >= limits.idle {
+            let what = progress.bodyStarted == nil ? "no answer" : "the body stalled: nothing"
+            return LoadingError(.timedOut, url: url, "\(what) for \(describe(limits.idle))")
+        }
+        if now - progress.started >= limits.total {
+            if progress.bodyStarted == nil {
+                return LoadingError(.timedOut, url: url, "no answer within \(describe(limits.total))")
+            }
+            return LoadingError(
+                .tooSlow, url: url,
+                "no complete answer within \(describe(limits.total)) (\(progress.bodyBytes) body bytes received)")
+        }
+        return nil
     }
 
     static func describe(_ duration: Duration) -> String {
