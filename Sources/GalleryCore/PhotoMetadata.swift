@@ -280,12 +280,17 @@ package struct GeoPoint: Sendable, Hashable, Codable {
     }
 
     /// A GPS coordinate as XMP keeps it (`59,54.83208N`, `59,54,49.9N`, or decimal degrees).
-    package static func degrees(xmp text: String) -> Double? {
+    /// `reference`: the hemisphere given beside the value (`exif:GPSLatitudeRef`, `S`), which
+    /// Apple Photos writes with a plain decimal instead of the letter XMP puts in the value;
+    /// a letter in the value wins.
+    package static func degrees(xmp text: String, reference: String? = nil) -> Double? {
         var body = Substring(text.trimmingWhitespace())
         var sign = 1.0
         if let last = body.last, "NSEW".contains(last.uppercased()) {
             if "SW".contains(last.uppercased()) { sign = -1 }
             body = body.dropLast()
+        } else if let first = reference?.trimmingWhitespace().uppercased().first, "SW".contains(first) {
+            sign = -1
         }
         let parts = body.split(separator: ",").map { Double($0.trimmingWhitespace()) }
         guard (1...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) else { return nil }

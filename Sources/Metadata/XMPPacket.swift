@@ -198,10 +198,15 @@ private struct Properties {
             location: location)
     }
 
-    /// `exif:GPSLatitude` and `exif:GPSLongitude`, both or neither.
+    /// `exif:GPSLatitude` and `exif:GPSLongitude`, both or neither, each in its hemisphere.
     var location: GeoPoint? {
-        guard let latitude = first(Namespace.exif, "GPSLatitude").flatMap(GeoPoint.degrees(xmp:)),
-            let longitude = first(Namespace.exif, "GPSLongitude").flatMap(GeoPoint.degrees(xmp:))
+        guard
+            let latitude = first(Namespace.exif, "GPSLatitude").flatMap({
+                GeoPoint.degrees(xmp: $0, reference: first(Namespace.exif, "GPSLatitudeRef"))
+            }),
+            let longitude = first(Namespace.exif, "GPSLongitude").flatMap({
+                GeoPoint.degrees(xmp: $0, reference: first(Namespace.exif, "GPSLongitudeRef"))
+            })
         else { return nil }
         return GeoPoint(latitude: latitude, longitude: longitude)
     }

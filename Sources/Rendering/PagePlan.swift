@@ -389,13 +389,7 @@ struct PagePlan: Sendable {
                 hasAlbumsPage
                     ? PhotoPageViewModel.Link(href: Self.albumsPagePath, title: "Albums")
                     : PhotoPageViewModel.Link(href: "index.html", title: "All photos"))
-            var ancestors: [PhotoPageViewModel.Link] = []
-            var parent = album.parent
-            while let number = parent {
-                ancestors.insert(PhotoPageViewModel.Link(href: albums[number].href, title: albums[number].title), at: 0)
-                parent = albums[number].parent
-            }
-            breadcrumbs += ancestors
+            breadcrumbs += trail(to: album.parent)
         } else if keyword != nil {
             breadcrumbs.append(PhotoPageViewModel.Link(href: Self.keywordsPagePath, title: "Keywords"))
         }
@@ -429,6 +423,18 @@ struct PagePlan: Sendable {
             grid: grid,
             path: page.path
         )
+    }
+
+    /// Links to album `number` and each album it is in, outermost first (none for nil);
+    /// `prefix` leads from the page to the output folder.
+    func trail(to number: Int?, prefix: String = "") -> [PhotoPageViewModel.Link] {
+        var trail: [PhotoPageViewModel.Link] = []
+        var next = number
+        while let number = next {
+            trail.append(PhotoPageViewModel.Link(href: prefix + albums[number].href, title: albums[number].title))
+            next = albums[number].parent
+        }
+        return trail.reversed()
     }
 
     /// The index page (`index.html`, `page-N.html`) that shows the photo at `offset` in the feed.
@@ -496,13 +502,7 @@ struct PagePlan: Sendable {
             let photo = PhotoViewModel(
                 for: item, slug: slug, eager: true, grid: .justified, prefix: "../",
                 sizes: PhotoPageViewModel.sizes(width: width, height: height))
-            // The album, after each album it is in.
-            var albumTrail: [PhotoPageViewModel.Link] = []
-            var number = albumsByPath[plan.albumPath(of: item)]
-            while let album = number.map({ plan.albums[$0] }) {
-                albumTrail.insert(PhotoPageViewModel.Link(href: "../" + album.href, title: album.title), at: 0)
-                number = album.parent
-            }
+            let albumTrail = plan.trail(to: albumsByPath[plan.albumPath(of: item)], prefix: "../")
             let card = plan.gallery.baseDirectory.flatMap { base in
                 image.flatMap(PhotoPageViewModel.cardRendition(of:)).map { rendition in
                     PhotoPageViewModel.Card(

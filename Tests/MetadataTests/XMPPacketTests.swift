@@ -153,6 +153,20 @@ import Testing
         // A sign on the degrees is the coordinate's: -33° 52.13' is south of -33°.
         #expect(GeoPoint.degrees(xmp: "-33,52.2") == -(33 + 52.2 / 60))
         #expect(GeoPoint.degrees(xmp: "-33,52.2S") == 33 + 52.2 / 60, "two signs: north")
+        // macOS Photos: a plain decimal, the hemisphere in exif:GPSLongitudeRef; a letter in the
+        // value wins over it.
+        #expect(GeoPoint.degrees(xmp: "63.5697", reference: "W") == -63.5697)
+        #expect(GeoPoint.degrees(xmp: "33.45", reference: " s ") == -33.45)
+        #expect(GeoPoint.degrees(xmp: "33.45", reference: "N") == 33.45)
+        #expect(GeoPoint.degrees(xmp: "12,30E", reference: "W") == 12.5)
+        let packet = XMPPacket(
+            bytes: Array(
+                """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/" exif:GPSLatitude="33.45"
+                 exif:GPSLatitudeRef="S" exif:GPSLongitude="70.65" exif:GPSLongitudeRef="W"/></rdf:RDF></x:xmpmeta>
+                """.utf8))
+        #expect(packet.metadata.location == GeoPoint(latitude: -33.45, longitude: -70.65))
     }
 
     @Test func onlyAPlaceOnEarthAndRoundedAsAsked() throws {
