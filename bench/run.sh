@@ -5,6 +5,7 @@
 # WebP q80. Request counts come from nginx's access log.
 #
 #   bench/run.sh            (BENCH_COUNT=200 by default; BENCH_SIZE=4000x3000; BENCH_PORT=8089)
+#   BENCH_CONFIG='downloads: original' bench/run.sh     (lines added to the site's gallery.yml)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${BENCH_COUNT:-200}
@@ -68,6 +69,7 @@ images:
   widths: [480, 960]
   formats: [webp]
   quality: 80
+${BENCH_CONFIG:-}
 YML
 measure cold "$bin" build "$site" --report "$work/cold.json"
 measure no-change "$bin" build "$site" --report "$work/no-change.json"
