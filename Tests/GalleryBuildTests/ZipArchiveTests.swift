@@ -90,6 +90,22 @@ import Testing
         #expect(throws: (any Error).self) { try ZipArchive(entries: entries).write(to: folder.file("c.zip")) }
     }
 
+    /// A hostile album name (70,000 combining marks, a hundred CJK characters, a path 10,000
+    /// folders deep) gives a name every file system and the format take.
+    @Test func longNamesAreCutToWhatFileSystemsTake() throws {
+        let marks = ZipArchive.entryName(["P", "e" + String(repeating: "\u{301}", count: 70_000), "a.jpg"])
+        #expect(marks.utf8.count <= 1024)
+        let cjk = ZipArchive.entryName([String(repeating: "写", count: 100), "a.jpg"])
+        #expect(cjk.split(separator: "/").allSatisfy { $0.utf8.count <= 200 } && cjk.hasSuffix("/a.jpg"))
+        let deep = ZipArchive.entryName(Array(repeating: "folder", count: 10_000) + ["a.jpg"])
+        #expect(deep.utf8.count <= 1024 && deep.hasSuffix("folder/a.jpg"))
+        #expect(ZipArchive.entryName(["Trip. ", "b.jpg"]) == "Trip/b.jpg", "no trailing dot or space")
+        let folder = try TemporaryDirectory()
+        try folder.write(Data([1, 2, 3]), to: "a.jpg")
+        try ZipArchive(entries: [ZipArchive.Entry(name: marks, file: folder.file("a.jpg"), byteCount: 3)])
+            .write(to: folder.file("a.zip"))
+    }
+
     @Test(arguments: [
         // A part is one folder or file: the slashes inside one are not the archive's.
         (["../../etc", "passwd"], "-..-etc/passwd"), (["/abs", "a:b\\c.jpg"], "-abs/a-b-c.jpg"), (["..", "x"], "x"),

@@ -101,6 +101,58 @@ import Testing
         #expect(PlaceRemover.removingPlace(fromJPEG: file) == nil)
     }
 
+    /// A drone's own namespace and a GPS property without a prefix are cleaned as exif's are.
+    @Test func anyNamespacesGPSPropertiesGo() throws {
+        let xmp =
+            Array(
+                #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF><rdf:Description drone-dji:GpsLatitude="+59.91" "#.utf8)
+            + Array(
+                #"xmlns:drone-dji="http://www.dji.com/drone-dji/1.0/"><GPSLongitude xmlns="http://ns.adobe.com/exif/1.0/">10.75</GPSLongitude>"#
+                    .utf8)
+            + Array("</rdf:Description></rdf:RDF></x:xmpmeta>".utf8)
+        let file = [0xFF, 0xD8] + Self.segment(0xE1, Array("http://ns.adobe.com/xap/1.0/\0".utf8) + xmp) + Self.scan
+        let cleaned = try #require(PlaceRemover.removingPlace(fromJPEG: file))
+        let text = String(decoding: cleaned, as: UTF8.self)
+        #expect(!text.contains("59.91") && !text.contains("10.75") && text.contains("www.dji.com/drone-dji"), "\(text)")
+    }
+
+    /// A GPS pointer in the EXIF IFD (not IFD0) is followed too.
+    @Test func aGPSBlockPointedToFromTheEXIFIFDIsEmptied() throws {
+        // II, IFD0 at 8 with one entry: the EXIF IFD at 26; it has one entry: GPS at 44.
+        var tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]
+        tiff += [1, 0] + [0x69, 0x87, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0] + [0, 0, 0, 0]
+        tiff += [1, 0] + [0x25, 0x88, 4, 0, 1, 0, 0, 0, 44, 0, 0, 0] + [0, 0, 0, 0]
+        // GPS: one entry, the latitude's hemisphere "N" inline.
+        tiff += [1, 0] + [1, 0, 2, 0, 2, 0, 0, 0, 0x4E, 0, 0, 0] + [0, 0, 0, 0]
+        let file = [0xFF, 0xD8] + Self.segment(0xE1, Array("Exif\0\0".utf8) + tiff) + Self.scan
+        let cleaned = try #require(PlaceRemover.removingPlace(fromJPEG: file))
+        #expect(cleaned.count == file.count)
+        #expect(!cleaned.contains(0x4E), "the hemisphere is gone")
+        #expect(Array(cleaned[(2 + 4 + 6)..<(2 + 4 + 6 + 44)]) == Array(tiff[0..<44]), "the IFDs before it stay")
+    }
+
+    /// Metadata where this does not clean it: refused, not published.
+    @Test(arguments: [
+        ("a second image after the first", Self.scan + [0xFF, 0xD8] + Self.segment(0xE1, Array("Exif\0\0MM".utf8))),
+        ("Photoshop's block holding XMP", Self.segment(0xED, Array("Photoshop 3.0\08BIM\u{4}\u{24}<x:xmpmeta>".utf8))),
+        ("a comment naming a GPS position", Self.segment(0xFE, Array("GPS 59.91N 10.75E".utf8))),
+        (
+            "extended XMP with a name split between its parts",
+            Self.segment(
+                0xE1,
+                Array("http://ns.adobe.com/xmp/extension/\0".utf8) + Array(repeating: 0x30, count: 40)
+                    + Array("<exif:GP".utf8))
+                + Self.segment(
+                    0xE1,
+                    Array("http://ns.adobe.com/xmp/extension/\0".utf8) + Array(repeating: 0x30, count: 40)
+                        + Array("SLatitude>5".utf8))
+        ),
+    ])
+    func refusedRatherThanGuessed(what: String, segments: [UInt8]) {
+        let file = [0xFF, 0xD8] + segments + Self.scan
+        #expect(PlaceRemover.removingPlace(fromJPEG: file) == nil, "\(what)")
+    }
+
     /// A GPS block it cannot follow may hold a place it cannot remove: no answer, and the build
     /// offers another file.
     @Test(arguments: [33, 58])

@@ -204,7 +204,9 @@ struct ZipArchive {
     }
 
     /// A name for an entry that every unzip tool puts inside the folder it unpacks to: no
-    /// leading `/`, no `..`, no `\` or `:`, no control characters; empty parts dropped.
+    /// leading `/`, no `..`, no `\` or `:`, no control characters, no trailing dot or space
+    /// (Windows drops them); empty parts dropped; each part at most 200 bytes (file systems take
+    /// 255) and the whole at most 1,024, the outermost folders dropped first.
     static func entryName(_ parts: [String]) -> String {
         let cleaned = parts.map { part -> String in
             var name = String(
@@ -216,9 +218,27 @@ struct ZipArchive {
                 })
             while name.hasPrefix(".") { name.removeFirst() }
             name = name.trimmingCharacters(in: .whitespaces)
-            return String(name.prefix(120))
+            var kept = capped(name, bytes: 200)
+            while let last = kept.last, last == "." || last == " " { kept.removeLast() }
+            return kept
         }
-        return cleaned.filter { !$0.isEmpty }.joined(separator: "/")
+        var names = cleaned.filter { !$0.isEmpty }
+        while names.count > 1, names.joined(separator: "/").utf8.count > 1024 { names.removeFirst() }
+        return names.joined(separator: "/")
+    }
+}
+
+extension ZipArchive {
+    /// `text`'s first whole characters that fit in `bytes` bytes of UTF-8.
+    static func capped(_ text: String, bytes limit: Int) -> String {
+        var kept = ""
+        var bytes = 0
+        for character in text {
+            bytes += character.utf8.count
+            guard bytes <= limit else { break }
+            kept.append(character)
+        }
+        return kept
     }
 }
 

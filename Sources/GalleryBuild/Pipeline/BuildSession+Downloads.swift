@@ -87,10 +87,13 @@ extension BuildSession {
         // In place as the last build published it: not read, not fetched.
         if let published, FileStatus(layout.outputDirectory.appendingPathComponent(published))?.size == size {
             let kind = OriginalKind.allCases.first { published.hasSuffix("." + $0.fileExtension) }
+            // Should it be gone by the time it is written, it is made again, never copied raw.
             plan.files.append(
                 OutputFile(
                     path: published,
-                    content: .copy(of: original.file, size: size, sha256: removesPlace ? nil : original.sha256)))
+                    content: removesPlace
+                        ? Self.withoutPlace(original.file, size: size, name: name)
+                        : .copy(of: original.file, size: size, sha256: original.sha256)))
             return Download(path: published, fileName: "", byteCount: size, kind: kind?.label ?? "File")
         }
         let hinted = Self.hintedKind(of: original)
@@ -133,32 +136,33 @@ extension BuildSession {
                 PlaceRemover.removingPlace(fromJPEG: bytes) != nil
             else {
                 plan.warnings.append(
-                    "\(name): its EXIF cannot be followed to where the photo was taken, so that cannot be removed; "
-                        + "its largest rendition is offered for download instead")
+                    "\(name): where it was taken cannot be removed from it for sure (its metadata is not all where "
+                        + "gallerygen cleans it); its largest rendition is offered for download instead")
                 return nil
             }
             let path = Self.originalsFolder + key + ".jpg"
-            plan.files.append(
-                OutputFile(
-                    path: path,
-                    content: .made(size: size) { [file] target in
-                        let bytes = try [UInt8](Data(contentsOf: file))
-                        guard bytes.count == size, let cleaned = PlaceRemover.removingPlace(fromJPEG: bytes) else {
-                            throw CocoaError(
-                                .fileReadCorruptFile,
-                                userInfo: [
-                                    NSFilePathErrorKey: file.path,
-                                    NSLocalizedDescriptionKey: "\(name): its original is not a JPEG whose place can "
-                                        + "be removed",
-                                ])
-                        }
-                        try Data(cleaned).write(to: target)
-                    }))
+            plan.files.append(OutputFile(path: path, content: Self.withoutPlace(file, size: size, name: name)))
             return Download(path: path, fileName: "", byteCount: size, kind: kind.label)
         }
         let path = Self.originalsFolder + key + "." + kind.fileExtension
         plan.files.append(OutputFile(path: path, content: .copy(of: file, size: size, sha256: original.sha256)))
         return Download(path: path, fileName: "", byteCount: size, kind: kind.label)
+    }
+
+    /// `file` written without where it was taken (``PlaceRemover``), or an error: never as it is.
+    static func withoutPlace(_ file: URL, size: Int64, name: String) -> OutputFile.Content {
+        .made(size: size) { target in
+            let bytes = try [UInt8](Data(contentsOf: file))
+            guard bytes.count == size, let cleaned = PlaceRemover.removingPlace(fromJPEG: bytes) else {
+                throw CocoaError(
+                    .fileReadCorruptFile,
+                    userInfo: [
+                        NSFilePathErrorKey: file.path,
+                        NSLocalizedDescriptionKey: "\(name): its original changed while the site was built",
+                    ])
+            }
+            try Data(cleaned).write(to: target)
+        }
     }
 
     /// The kind an original's answer or address says it is, without reading it.
@@ -189,7 +193,8 @@ extension BuildSession {
     static func downloadStem(of photo: Photo) -> String {
         var name = photo.source.lastPathComponent.removingPercentEncoding ?? photo.source.lastPathComponent
         if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
-        let cleaned = ZipArchive.entryName([name])
+        // Room left for an extension and a `-2` within a file name's 200 bytes.
+        let cleaned = ZipArchive.entryName([ZipArchive.capped(name, bytes: 180)])
         return cleaned.isEmpty ? "photo-\(photo.index + 1)" : cleaned
     }
 

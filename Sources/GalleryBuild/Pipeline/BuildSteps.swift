@@ -101,6 +101,8 @@ extension BuildSession {
                 }
             } catch {
                 context.staging?.abandon()
+                // Fetched for the downloads only (`no-store`): not kept by a build that failed.
+                for file in context.downloads.transient { try? FileManager.default.removeItem(at: file) }
                 var error = error
                 if error.code != .interrupted { error.step = step.name }
                 throw error
