@@ -41,6 +41,8 @@ package struct SiteConfig: Sendable, Equatable {
     package var keywordPages = true
     /// How grid pages lay out their tiles.
     package var grid = GridStyle.justified
+    /// Which tiles show their title (`tile_captions:`).
+    package var tileCaptions = TileCaptions.auto
     /// The order of the photos (`sort:`).
     package var order = PhotoOrder.feed
     /// `.nojekyll` and `_headers` for GitHub Pages, Netlify and Cloudflare Pages; `host_files: false`
@@ -105,6 +107,16 @@ package enum PhotoOrder: String, Sendable, CaseIterable, Encodable {
     case oldest
     /// By the time the photo was taken, newest first; photos with none after them.
     case newest
+}
+
+/// Whether grid tiles show their photo's title under it (`tile_captions:`).
+package enum TileCaptions: String, Sendable, CaseIterable, Encodable {
+    /// Only a title the photo was given: none made from a file's name (a folder feed's).
+    case auto
+    /// Every tile, its title whatever gave it.
+    case always = "true"
+    /// None.
+    case never = "false"
 }
 
 package enum GridStyle: String, Sendable, CaseIterable, Encodable {

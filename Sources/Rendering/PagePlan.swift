@@ -420,6 +420,12 @@ struct PagePlan: Sendable {
                 } : nil,
             subalbums: first ? covers(of: album?.children ?? [], grid: grid) : [],
             canonical: canonical,
+            // Shared, a grid page shows its album's cover, else its first photo.
+            card: {
+                let shown = album?.cover ?? page.items.first { $0.image != nil }
+                return PhotoPageViewModel.Card(
+                    path: page.path, item: shown, base: gallery.baseDirectory, alt: shown?.altText)
+            }(),
             grid: grid,
             path: page.path
         )
@@ -503,14 +509,7 @@ struct PagePlan: Sendable {
                 for: item, slug: slug, eager: true, grid: .justified, prefix: "../",
                 sizes: PhotoPageViewModel.sizes(width: width, height: height))
             let albumTrail = plan.trail(to: albumsByPath[plan.albumPath(of: item)], prefix: "../")
-            let card = plan.gallery.baseDirectory.flatMap { base in
-                image.flatMap(PhotoPageViewModel.cardRendition(of:)).map { rendition in
-                    PhotoPageViewModel.Card(
-                        url: (base + path).escapableInTemplates, image: (base + rendition.path).escapableInTemplates,
-                        imageType: rendition.format.mimeType, imageWidth: rendition.width,
-                        imageHeight: rendition.height)
-                }
-            }
+            let card = PhotoPageViewModel.Card(path: path, item: item, base: plan.gallery.baseDirectory)
             let camera = showsCameraDetails ? image?.camera.map { $0.parts.joined(separator: " · ") } : nil
             let heading = item.displayTitle
             let model = PhotoPageViewModel(

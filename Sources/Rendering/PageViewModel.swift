@@ -104,6 +104,8 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     /// The albums inside this one, on its first page.
     var subalbums: [AlbumsPageViewModel.Cover] = []
     var canonical: String?
+    /// Open Graph's card: the page's address and a photo (only with `base_url`).
+    var card: PhotoPageViewModel.Card?
     var grid: GridStyle
     /// The page's own file name: its `<base>`, so that its links stay put while the viewer
     /// shows a photo page's address in the address bar.
@@ -132,6 +134,7 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
         case "intro": intro
         case "albumTitle": albumTitle
         case "canonical": canonical
+        case "card": card
         default: nil
         }
     }

@@ -78,6 +78,8 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         var imageType: String
         var imageWidth: Int
         var imageHeight: Int
+        /// The image's alt text; on a photo page, the page's own.
+        var alt: String?
 
         func child(named name: String) -> Any? {
             switch name {
@@ -86,8 +88,23 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
             case "imageType": imageType
             case "imageWidth": imageWidth
             case "imageHeight": imageHeight
+            case "alt": alt
             default: nil
             }
+        }
+
+        /// The card of the page at `path` (relative to the output folder) showing `item`'s photo;
+        /// nil without `base_url` (a card's addresses are absolute) or an image.
+        init?(path: String, item: GalleryItem?, base: String?, alt: String? = nil) {
+            guard let base, let image = item?.image, let rendition = PhotoPageViewModel.cardRendition(of: image) else {
+                return nil
+            }
+            url = (base + path).escapableInTemplates
+            self.image = (base + rendition.path).escapableInTemplates
+            imageType = rendition.format.mimeType
+            imageWidth = rendition.width
+            imageHeight = rendition.height
+            self.alt = alt
         }
     }
 

@@ -64,6 +64,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
 
     var title: String
     var alt: String
+    /// The title under the tile (`tile_captions:`); nil for none.
+    var caption: String?
     var link: String?
     var image: Image?
     /// Why there is no image, for a placeholder tile.
@@ -73,18 +75,27 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     var html = ""
 
     private enum CodingKeys: String, CodingKey {
-        case title, alt, link, image, failure
+        case title, alt, caption, link, image, failure
     }
 
     /// - Parameters:
     ///   - slug: the photo page's name (``PhotoSlugs``); nil for a photo without an image.
     ///   - prefix: the way from the page that shows the tile to the output folder (`""` or `../`).
     ///   - sizes: the `sizes` of every `srcset`; by default the width `grid` draws the tile at.
+    ///   - captions: which tiles show their title.
     init(
-        for item: GalleryItem, slug: String?, eager: Bool, grid: GridStyle, prefix: String = "", sizes: String? = nil
+        for item: GalleryItem, slug: String?, eager: Bool, grid: GridStyle, prefix: String = "", sizes: String? = nil,
+        captions: TileCaptions = .always
     ) {
         title = (item.said.title ?? "").escapableInTemplates
         alt = item.altText
+        switch captions {
+        case .always: caption = title
+        case .never: caption = nil
+        // A title the photo was given: by the feed, a sidecar or the photo itself, not its file's name.
+        case .auto: caption = (item.photo.stated.title ?? item.image?.metadata?.title) == nil ? nil : title
+        }
+        if caption?.isEmpty == true { caption = nil }
         link = item.photo.link?.absoluteString.escapableInTemplates
         guard let image = item.image, let fallback = Self.fallbackFormat(of: image) else {
             failure = (item.failure ?? "not processed").escapableInTemplates
@@ -120,6 +131,9 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
         switch name {
         case "title": title
         case "alt": alt
+        case "caption": caption
+        // The caption says again what the image's alt text says: screen readers skip it.
+        case "captionRepeatsAlt": caption == alt && link == nil
         case "link": link
         case "image": image
         case "failure": failure

@@ -27,11 +27,13 @@ package struct SiteRenderer: Sendable {
         package var location: LocationPrecision
         /// What the albums are (`albums:`).
         package var albums: AlbumSource
+        /// Which tiles show their title (`tile_captions:`).
+        package var tileCaptions: TileCaptions
 
         package init(
             themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4, grid: GridStyle = .justified,
             showsCameraDetails: Bool = false, keywordPages: Bool = true, location: LocationPrecision = .off,
-            albums: AlbumSource = .feed
+            albums: AlbumSource = .feed, tileCaptions: TileCaptions = .auto
         ) {
             self.themeDirectory = themeDirectory
             self.pageSize = pageSize
@@ -41,6 +43,7 @@ package struct SiteRenderer: Sendable {
             self.keywordPages = keywordPages
             self.location = location
             self.albums = albums
+            self.tileCaptions = tileCaptions
         }
     }
 
@@ -191,6 +194,7 @@ package struct SiteRenderer: Sendable {
             albums: configuration.albums)
         let eagerCount = configuration.eagerCount
         let grid = configuration.grid
+        let tileCaptions = configuration.tileCaptions
         let slugs = await PhotoSlugs.slugs(of: gallery.items)
         let templates = templates
         let salt = salt
@@ -207,7 +211,8 @@ package struct SiteRenderer: Sendable {
                         if let fingerprint = kept?(page.path) { return .unchanged(page.path, fingerprint) }
                         let photos = page.items.enumerated().map { offset, item in
                             PhotoViewModel(
-                                for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid)
+                                for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid,
+                                captions: tileCaptions)
                         }
                         var model = plan.model(for: page, photos: photos, grid: grid)
                         let fingerprint = PageFingerprint.of(model, path: page.path, salt: salt["page"] ?? [])

@@ -19,7 +19,10 @@ whole or hung up, and checks in headless Chromium:
    and dark);
 7. the viewer shows a photo's caption, read from its page once the photo is in; an album page shows the way up, the album inside it with its cover and its own photos; the
    keyword read from a photo's XMP has its page;
-8. a photo page and the viewer offer the photo's original for download under its file name, and
+8. a photo page shows the photo whole with its neighbours and the way back on one line above it
+   at 1280x800 and 390x844, Escape leads back to its tile, it prints without its links, and a
+   grid page's first Tab reaches a skip link;
+   a photo page and the viewer offer the photo's original for download under its file name, and
    an album page a zip of the album (`downloads: original`), each fetched whole;
 9. axe-core finds no serious or critical violation on the grid, a photo page (one of them with a
    caption, keywords and a licence read from the photo's XMP), the open viewer, an album page
@@ -457,6 +460,49 @@ def main():
             check("a deep link to a photo page shows the photo, and the arrow keys walk on",
                   deep["ok"] and deep["prev"] and deep["next"] and walked_on, f"{deep}, now at {driver.current_url}")
             axe_results["photo page"] = axe_scan(driver)
+            # The photo page in one view: the photo whole, its neighbours and the way back on one
+            # line above it, at a desktop's and a phone's size (the panorama and an upright photo).
+            for width, height in [(1280, 800), (390, 844)]:
+                size(driver, width, height)
+                for page in [pages[1], pages[20]]:
+                    open_page(driver, page)
+                    wait_until(lambda: driver.execute_script(
+                        "const i = document.querySelector('.photo-view img'); return i.complete"))
+                    view = driver.execute_script("""
+                        const box = e => e ? e.getBoundingClientRect() : null;
+                        const img = box(document.querySelector('.photo-view img'));
+                        const links = Array.from(document.querySelectorAll('.photo-nav a, .photo-nav .position'));
+                        const line = Math.max(...links.map(a => parseFloat(getComputedStyle(a).fontSize))) * 1.6;
+                        return {inner: innerHeight, img: img.bottom, imgTop: img.top, imgWidth: img.width,
+                                links: links.map(a => ({bottom: box(a).bottom, height: box(a).height, right: box(a).right})),
+                                line: line, scrollable: document.scrollingElement.scrollWidth > innerWidth};""")
+                    in_view = view["img"] <= view["inner"] + 1 and all(
+                        link["bottom"] <= view["imgTop"] + 1 and link["height"] <= view["line"] and link["right"] <= width
+                        for link in view["links"]) and not view["scrollable"] and view["imgWidth"] > 0
+                    check(f"a photo page at {width}x{height} shows the photo whole under its links, each on one line"
+                          f" ({slug_of(page)})", in_view, view)
+            size(driver, 1280, 800)
+            open_page(driver, pages[5])
+            driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+            escaped = wait_until(lambda: driver.current_url.split("#")[0] in (url, url + "index.html")
+                                 and driver.current_url.endswith("#" + slug_of(pages[5])))
+            check("Escape on a photo page goes back to its tile on the grid", escaped, driver.current_url)
+            # (From the grid's own address: after a #tile, Tab starts from the tile.)
+            open_page(driver, url)
+            driver.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+            skip = driver.execute_script(
+                "const a = document.activeElement; return {cls: a.className, left: a.getBoundingClientRect().left,"
+                " target: !!document.getElementById((a.getAttribute('href') || '#').slice(1))}")
+            check("the first Tab on a grid page reaches a visible skip link to the photos",
+                  skip["cls"] == "skip" and skip["left"] >= 0 and skip["target"], skip)
+            open_page(driver, pages[5])
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+            printed = driver.execute_script(
+                "return {nav: getComputedStyle(document.querySelector('.photo-nav')).display,"
+                " img: document.querySelector('.photo-view img').getBoundingClientRect().height}")
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+            check("printed, a photo page is its photo and what it says, without the links",
+                  printed["nav"] == "none" and printed["img"] > 100, printed)
             # A photo that says what it is (the sample's aqua.jpg carries XMP).
             said = [page for page in pages if "/aqua-" in page]
             check("the photo with XMP has a page", bool(said), pages)

@@ -297,14 +297,15 @@ import Testing
             ("oldest", ["e comment", "Told by the sidecar", "c exif", "Harbour", "Fjord at dawn"]),
             ("newest", ["Fjord at dawn", "Harbour", "c exif", "Told by the sidecar", "e comment"]),
         ] {
-            let site = try Self.site(extraConfig: "sort: \(order)")
+            // Every tile captioned, file names too: the captions show the order.
+            let site = try Self.site(extraConfig: "sort: \(order)\ntile_captions: true")
             // A photo that says nothing comes last.
             _ = try Self.photo(site, "0-silent.jpg", shade: 200)
             let run = try CommandRun.gallerygen(["build", site.url.path])
             #expect(run.status == 0, "\(run.standardError)")
             let html = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
             let positions = (titles + ["0 silent"]).map { title in
-                html.range(of: "<figcaption>\(title)")?.lowerBound
+                html.range(of: ">\(title)</figcaption>")?.lowerBound
             }
             #expect(positions.allSatisfy { $0 != nil }, "\(order): \(positions)")
             #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(order)")

@@ -36,6 +36,8 @@ import Testing
             allow_html: true
             exif: true
             grid: square
+            tile_captions: false
+            downloads: original
             seed: https://photos.example.org/
             remote_cache: s3://bucket/gallery/cache
             """
@@ -55,6 +57,7 @@ import Testing
         #expect(config.templates == "theme" && config.baseURL == "https://photos.example.org/")
         #expect(config.maxFailures == 3 && config.allowRawHTML)
         #expect(config.showsCameraDetails && config.grid == .square)
+        #expect(config.tileCaptions == .never && config.downloads == .original)
         #expect(config.seed == "https://photos.example.org/")
         #expect(config.remoteCache == "s3://bucket/gallery/cache")
     }
@@ -69,6 +72,7 @@ import Testing
         #expect(config.concurrency == 16 && config.perHost == 6)
         #expect(config.cacheLimit == nil && config.maxFailures == nil && !config.allowRawHTML)
         #expect(!config.showsCameraDetails && config.grid == .justified)
+        #expect(config.tileCaptions == .auto && config.downloads == .off)
     }
 
     @Test func aTypoNamesItsLineAndColumnAndSuggestsTheKey() {
@@ -87,6 +91,8 @@ import Testing
         ("title: T\nfeed: f.json\nper_host: 0\n", "gallery.yml:3:11: `per_host` is 0; it must be at least 1"),
         ("title: T\n", "gallery.yml:1:1: missing `feed:`"),
         ("title: T\nfeed: f.json\ngrid: masonry\n", "gallery.yml:3:7: unknown grid \"masonry\"; use justified"),
+        ("title: T\nfeed: f.json\ntile_captions: yes\n", "gallery.yml:3:16: unknown tile_captions \"yes\"; use auto"),
+        ("title: T\nfeed: f.json\ndownloads: all\n", "gallery.yml:3:12: unknown downloads \"all\"; use off"),
         ("title: T\nfeed: f.json\nexif: sometimes\n", "gallery.yml:3:7: `exif` must be true or false"),
         ("feed: f.json\n", "gallery.yml:1:1: missing `title:`"),
         ("title: T\nfeed: f.json\nseed: public/\n", "gallery.yml:3:7: `seed` must be an http or https URL"),

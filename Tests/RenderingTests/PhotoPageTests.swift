@@ -10,11 +10,12 @@ import Testing
 @Suite struct PhotoPageTests {
     func render(
         _ items: [GalleryItem], baseURL: String? = nil, showsCameraDetails: Bool = false, grid: GridStyle = .justified,
-        theme: URL = SiteRendererTests.themeDirectory
+        theme: URL = SiteRendererTests.themeDirectory, tileCaptions: TileCaptions = .auto
     ) async throws -> [RenderedFile] {
         let renderer = try await SiteRenderer(
             configuration: .init(
-                themeDirectory: theme, pageSize: 60, grid: grid, showsCameraDetails: showsCameraDetails))
+                themeDirectory: theme, pageSize: 60, grid: grid, showsCameraDetails: showsCameraDetails,
+                tileCaptions: tileCaptions))
         return try await renderer.render(Gallery(title: "Field & notes", introHTML: "", baseURL: baseURL, items: items))
     }
 
@@ -36,7 +37,7 @@ import Testing
         try HTMLCheck.assertWellFormed(page)
         #expect(page.contains(#"<a class="previous" rel="prev" href="harbour-1.html">"#))
         #expect(page.contains(#"<a class="next" rel="next" href="dunes-3.html">"#))
-        #expect(page.contains(#"<a href="../index.html#ridge-2">Back to all photos</a>"#))
+        #expect(page.contains(#"<a class="back" href="../index.html#ridge-2">All photos</a>"#))
         #expect(page.contains(#"<span class="position">2 of 3</span>"#))
         // Large: every width, sized to the window, the box known before it loads.
         #expect(page.contains(#"srcset="../images/h1-480.webp 480w, ../images/h1-960.webp 960w""#))
@@ -217,12 +218,53 @@ import Testing
         #expect(try text(own, "photos/ridge-1.html") == "<p>Ridge by the theme</p>\n")
     }
 
+    /// `tile_captions`: by default a tile shows a title it was given and not one made from a file
+    /// name; a caption that says again what the image's alt text says is hidden from screen
+    /// readers (they would hear it twice).
+    @Test(arguments: [
+        (TileCaptions.auto, [#"<figcaption aria-hidden="true">Harbour</figcaption>"#], [">IMG_0412</figcaption>"]),
+        (.always, [#"<figcaption aria-hidden="true">Harbour</figcaption>"#, ">IMG_0412</figcaption>"], []),
+        (.never, [], ["<figcaption"]),
+    ])
+    func tileCaptionsAsAsked(captions: TileCaptions, shown: [String], hidden: [String]) async throws {
+        var named = Self.item(1, title: "IMG_0412")
+        named.photo.titleIsFileName = true
+        let index = try text(
+            try await render([Self.item(0, title: "Harbour"), named], tileCaptions: captions), "index.html")
+        for text in shown { #expect(index.contains(text), "\(text)") }
+        for text in hidden { #expect(!index.contains(text), "\(text)") }
+        #expect(index.contains(#"alt="IMG_0412""#), "the alt text stays")
+    }
+
+    /// A skip link first on every grid page, and with `base_url` an Open Graph card: the album's
+    /// cover on an album page, else the page's first photo.
+    @Test func gridPagesHaveASkipLinkAndACard() async throws {
+        let items = [
+            SiteRendererTests.item(0, title: "Harbour", album: "Coast"),
+            SiteRendererTests.item(1, title: "Ridge", album: "Hills"),
+        ]
+        let files = try await render(items, baseURL: "https://photos.example.org/")
+        let index = try text(files, "index.html")
+        #expect(index.contains("<body>\n" + ##"<a class="skip" href="#photos">Skip to the photos</a>"##))
+        #expect(index.contains(#"<ul id="photos" class="gallery justified">"#))
+        #expect(index.contains(#"<meta property="og:url" content="https://photos.example.org/index.html">"#))
+        #expect(index.contains(#"<meta property="og:image" content="https://photos.example.org/images/h0-960.webp">"#))
+        let hills = try text(files, "album-hills.html")
+        #expect(hills.contains(#"<meta property="og:title" content="Hills">"#))
+        #expect(hills.contains(#"<meta property="og:image" content="https://photos.example.org/images/h1-960.webp">"#))
+        #expect(hills.contains(#"<meta property="og:image:alt" content="Ridge">"#))
+        // Without base_url, no card (its addresses must be absolute).
+        #expect(!(try text(try await render(items), "index.html")).contains("og:image"))
+    }
+
     @Test func theSquareGridIsAnOption() async throws {
         let files = try await render([Self.item(0)], grid: .square)
         let index = try text(files, "index.html")
-        #expect(index.contains(#"<ul class="gallery square">"#))
+        #expect(index.contains(#"<ul id="photos" class="gallery square">"#))
         #expect(index.contains(#"sizes="(min-width: 1600px) 20vw, (min-width: 1100px) 25vw"#))
-        #expect(try text(try await render([Self.item(0)]), "index.html").contains(#"<ul class="gallery justified">"#))
+        #expect(
+            try text(try await render([Self.item(0)]), "index.html").contains(
+                #"<ul id="photos" class="gallery justified">"#))
     }
 
     @Test func tileSizesFollowTheRowsAndAPanoramaTakesTheWidth() {

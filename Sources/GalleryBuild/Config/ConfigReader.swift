@@ -7,7 +7,8 @@ struct ConfigReader {
     static let topLevelKeys = [
         "title", "description", "feed", "images", "output", "cache", "cache_limit", "concurrency", "per_host",
         "max_image_bytes", "max_pixels", "page_size", "templates", "base_url", "max_failures", "allow_html",
-        "exif", "location", "downloads", "albums", "keyword_pages", "grid", "sort", "host_files", "seed",
+        "exif", "location", "downloads", "albums", "keyword_pages", "grid", "tile_captions", "sort", "host_files",
+        "seed",
         "remote_cache",
         "follow_symlinks",
     ]
@@ -106,6 +107,11 @@ struct ConfigReader {
             try choice("albums", use: "feed (the feed's albums, a folder's folders) or year (by the year taken)")
             ?? .feed
         config.grid = try choice("grid", use: "justified (whole photos in rows) or square") ?? .justified
+        config.tileCaptions =
+            try choice(
+                "tile_captions",
+                use: "auto (titles the photos were given, not file names), true (every tile) or false (none)")
+            ?? .auto
         config.order =
             try choice(
                 "sort", use: "feed (the feed's order), name (by file name), oldest or newest (by the time taken)")

@@ -110,7 +110,7 @@ struct BuildSession: Sendable {
                 configuration: SiteRenderer.Configuration(
                     themeDirectory: layout.themeDirectory, pageSize: config.pageSize, grid: config.grid,
                     showsCameraDetails: config.showsCameraDetails, keywordPages: config.keywordPages,
-                    location: config.location, albums: config.albums)
+                    location: config.location, albums: config.albums, tileCaptions: config.tileCaptions)
             )
         } catch {
             throw BuildError(.theme, underlying: error)

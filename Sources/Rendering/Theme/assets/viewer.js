@@ -7,12 +7,12 @@
   "use strict";
   var doc = document;
 
-  /* On a photo page: the arrow keys follow its previous and next links. */
+  /* On a photo page: the arrow keys follow its previous and next links, Escape its way back. */
   if (doc.body && doc.body.classList.contains("photo-page")) {
     doc.addEventListener("keydown", function (event) {
-      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-      var rel = event.key === "ArrowLeft" ? "prev" : event.key === "ArrowRight" ? "next" : null;
-      var link = rel && doc.querySelector('.photo-nav a[rel="' + rel + '"]');
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
+      var selector = { ArrowLeft: 'a[rel="prev"]', ArrowRight: 'a[rel="next"]', Escape: "a.back" }[event.key];
+      var link = selector && doc.querySelector(".photo-nav " + selector);
       if (link) location.href = link.href;
     });
     return;
@@ -41,7 +41,8 @@
       link: link,
       img: img,
       page: link.href,
-      title: caption ? caption.firstChild ? caption.firstChild.textContent.trim() : "" : img.alt,
+      /* The tile's caption text, when it has one (`tile_captions:`); the alt text stands in. */
+      title: caption && caption.firstChild && caption.firstChild.nodeType === 3 ? caption.firstChild.textContent.trim() : "",
       alt: img.alt,
       aspect: img.width && img.height ? img.width / img.height : 1.5,
       sets: sources.map(function (source) { return candidates(source.getAttribute("srcset")); })
