@@ -10,7 +10,10 @@ whole or hung up, and checks in headless Chromium:
    pixels wide;
 2. no layout shift on the grid, nor in the viewer while its photo loads;
 3. a click opens the viewer; 20 presses of the right arrow walk 20 photos, each shown sharp at
-   the right width, the address bar following; Escape closes it and gives focus back to the tile;
+   the right width, the address bar following; it zooms by keys, button, wheel and double click,
+   pans by dragging and fetches a larger rendition when zoomed past the shown one; the sharp image
+   replaces the tile's at the size it had from the first frame; Escape closes it and gives focus
+   back to the tile;
 4. the back button closes the viewer; a deep link to a photo page works with and without
    JavaScript;
 5. flicking through 10 photos served slowly cancels the skipped photos' transfers (counted at the
@@ -53,6 +56,9 @@ import zlib
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions import interaction
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.keys import Keys
 
 results = []
@@ -432,6 +438,52 @@ def main():
                   f"CLS {sum(s['value'] for s in shifts):.4f}" + (f": {shifts[:3]}" if shifts else ""))
             axe_results = {}
             axe_results["open viewer"] = axe_scan(driver)
+            # Zoom: keys, the button, the wheel, a double click; a drag pans; a larger rendition
+            # comes once the photo is drawn wider than the one shown; the next photo is unzoomed.
+            state = ("const i = document.querySelector('.viewer .stage img');"
+                     " return {t: i.style.transform, w: Number(i.dataset.width),"
+                     " pressed: document.querySelector('.viewer .zoom').getAttribute('aria-pressed')}")
+            # To a photo with a rendition wider than the one shown: zooming has one to fetch.
+            for _ in range(12):
+                made = sorted(tile_renditions(driver, slug_of(driver.current_url)).values())
+                if driver.execute_script(state)["w"] < made[-1]:
+                    break
+                page_before = driver.current_url
+                driver.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
+                wait_until(lambda: driver.current_url != page_before and driver.execute_script(sharp))
+            unzoomed = driver.execute_script(state)
+            driver.switch_to.active_element.send_keys("+")
+            driver.switch_to.active_element.send_keys("+")
+            larger = wait_until(lambda: driver.execute_script(state)["w"] > unzoomed["w"], timeout=10)
+            zoomed = driver.execute_script(state)
+            image = driver.find_element(By.CSS_SELECTOR, ".viewer .stage img")
+            ActionChains(driver).move_to_element(image).click_and_hold().move_by_offset(-120, -60).release().perform()
+            panned = driver.execute_script(state)
+            axe_results["zoomed viewer"] = axe_scan(driver)
+            driver.switch_to.active_element.send_keys("-")
+            driver.switch_to.active_element.send_keys("-")
+            back = driver.execute_script(state)
+            driver.find_element(By.CSS_SELECTOR, ".viewer .zoom").click()
+            by_button = driver.execute_script(state)
+            driver.find_element(By.CSS_SELECTOR, ".viewer .zoom").click()
+            driver.execute_script(
+                "document.querySelector('.viewer .stage').dispatchEvent(new WheelEvent('wheel',"
+                " {deltaY: -100, clientX: innerWidth / 2, clientY: innerHeight / 2, bubbles: true, cancelable: true}))")
+            by_wheel = driver.execute_script(state)
+            ActionChains(driver).double_click(image).perform()
+            by_double = driver.execute_script(state)
+            current_page = driver.current_url
+            driver.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
+            wait_until(lambda: driver.current_url != current_page)
+            next_photo = driver.execute_script(state)
+            check("zoom: + and - keys, the button, the wheel and a double click; a drag pans; a larger rendition"
+                  " past the shown one's width; the next photo unzoomed",
+                  "scale(2.25)" in zoomed["t"] and larger and zoomed["pressed"] == "true"
+                  and panned["t"] != zoomed["t"] and "translate" in panned["t"] and back["t"] == ""
+                  and "scale(2.5)" in by_button["t"] and "scale(1.25)" in by_wheel["t"] and by_double["t"] == ""
+                  and next_photo["t"] == "" and next_photo["pressed"] == "false",
+                  f"unzoomed {unzoomed}, zoomed {zoomed}, panned {panned}, back {back}, button {by_button},"
+                  f" wheel {by_wheel}, double {by_double}, next {next_photo}")
             last_slug = slug_of(driver.current_url)
             driver.switch_to.active_element.send_keys(Keys.ESCAPE)
             closed = wait_until(lambda: not driver.execute_script(
@@ -441,6 +493,89 @@ def main():
             check("Escape closes the viewer and gives focus back to the tile",
                   closed and focused == last_slug and driver.current_url.split("#")[0] == url,
                   f"focus on {focused!r}, expected {last_slug!r}; address {driver.current_url}")
+
+            # Opening grows the photo out of its tile and closing shrinks it back (animations
+            # counted as the page makes them); none under prefers-reduced-motion.
+            count_animations = """
+                window.__animations = [];
+                const animate = Element.prototype.animate;
+                Element.prototype.animate = function (frames, options) {
+                  window.__animations.push(JSON.stringify(frames));
+                  return animate.call(this, frames, options);
+                };"""
+            for reduce in [False, True]:
+                driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [
+                    {"name": "prefers-reduced-motion", "value": "reduce" if reduce else "no-preference"}]})
+                open_page(driver, url)
+                driver.execute_script(count_animations)
+                driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")[1].click()
+                wait_until(lambda: driver.execute_script(sharp))
+                play_hidden = driver.execute_script("return document.querySelector('.viewer .play').hidden")
+                driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+                wait_until(lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open"))
+                made = driver.execute_script("return window.__animations")
+                if reduce:
+                    check("under prefers-reduced-motion: no animation, no slideshow", made == [] and play_hidden, made)
+                else:
+                    check("the photo grows out of its tile on opening and shrinks back into it on closing",
+                          len(made) == 2 and all("scale(" in frames for frames in made) and not play_hidden, made)
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+            # The slideshow moves on by itself and stops at a key; full screen comes and goes.
+            open_page(driver, url)
+            links = driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+            links[2].click()
+            wait_until(lambda: driver.execute_script(sharp))
+            driver.find_element(By.CSS_SELECTOR, ".viewer .play").click()
+            moved_on = wait_until(lambda: driver.current_url == pages[3], timeout=6)
+            driver.switch_to.active_element.send_keys(Keys.SHIFT)
+            stopped = driver.execute_script("return document.querySelector('.viewer .play').getAttribute('aria-pressed')")
+            time.sleep(4.5)
+            check("the slideshow moves on by itself and any key stops it",
+                  moved_on and stopped == "false" and driver.current_url == pages[3], driver.current_url)
+            full = driver.find_element(By.CSS_SELECTOR, ".viewer .full")
+            if full.is_displayed():
+                full.click()
+                entered = wait_until(lambda: driver.execute_script(
+                    "return document.fullscreenElement === document.querySelector('.viewer .frame')"), timeout=5)
+                full.click()
+                left = wait_until(lambda: driver.execute_script("return document.fullscreenElement === null"), timeout=5)
+                check("the full screen button takes the viewer full screen and back", entered and left)
+            else:
+                check("the full screen button is there where the browser has the Fullscreen API", False)
+
+            # Touch: two taps zoom, two fingers spread zoom, a finger dragging the photo down closes.
+            def touch(*paths):
+                builder = ActionBuilder(driver)
+                fingers = [builder.add_pointer_input(interaction.POINTER_TOUCH, f"finger{n}") for n in range(len(paths))]
+                for finger, path in zip(fingers, paths):
+                    finger.create_pointer_move(x=int(path[0][0]), y=int(path[0][1]), duration=0)
+                    finger.create_pointer_down(button=0)
+                for step in range(1, len(paths[0])):
+                    for finger, path in zip(fingers, paths):
+                        finger.create_pointer_move(x=int(path[step][0]), y=int(path[step][1]), duration=60)
+                for finger in fingers:
+                    finger.create_pointer_up(button=0)
+                builder.perform()
+            middle = driver.execute_script(
+                "const b = document.querySelector('.viewer .stage img').getBoundingClientRect();"
+                " return [b.left + b.width / 2, b.top + b.height / 2]")
+            cx, cy = middle
+            touch([(cx, cy)])
+            touch([(cx, cy)])
+            tapped = driver.execute_script(state)
+            touch([(cx, cy)])
+            touch([(cx, cy)])
+            untapped = driver.execute_script(state)
+            touch([(cx - 20, cy), (cx - 80, cy), (cx - 140, cy)], [(cx + 20, cy), (cx + 80, cy), (cx + 140, cy)])
+            pinched = driver.execute_script(state)
+            driver.find_element(By.CSS_SELECTOR, ".viewer .zoom").click()  # zoomed: back to whole
+            touch([(cx, cy - 100), (cx, cy), (cx, cy + 120)])
+            dragged_closed = wait_until(lambda: not driver.execute_script(
+                "return document.querySelector('dialog.viewer').open"), timeout=5)
+            check("touch: a double tap zooms and unzooms, two fingers spread zoom, a drag down closes",
+                  "scale(2.5)" in tapped["t"] and untapped["t"] == "" and "scale(" in pinched["t"] and dragged_closed,
+                  f"tapped {tapped}, untapped {untapped}, pinched {pinched}, closed {dragged_closed}")
 
             # 4. Back closes; deep links.
             open_page(driver, url)
@@ -640,6 +775,22 @@ def main():
                   f"{waited:.2f}s after the first key ({flicked:.2f}s of flicking, 1.5s per image)"
                   + (f"; completed: {[(s, [(e['path'], e['outcome']) for e in seen if e['path'].lstrip('/') in skipped_images[s]]) for s, o in outcomes.items() if o == 'completed']}"
                      if any(o == 'completed' for o in outcomes.values()) else ""))
+            # The tile's image stands in at the size the sharp one will have: no jump when it comes.
+            recorder.delay = 1.5
+            box = ("const i = document.querySelector('.viewer .stage img'); const b = i.getBoundingClientRect();"
+                   " return {w: b.width, h: b.height, sharp: i.classList.contains('sharp'), src: !!i.currentSrc}")
+            for _ in range(2):  # past the preloaded neighbour, to one still on its way
+                driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+                time.sleep(0.08)
+            time.sleep(0.4)
+            standing_in = driver.execute_script(box)
+            wait_until(lambda: driver.execute_script(sharp), timeout=10)
+            sharp_box = driver.execute_script(box)
+            recorder.delay = 0
+            check("the sharp image replaces the tile's in place, at the size it had from the first frame",
+                  not standing_in["sharp"] and standing_in["src"] and sharp_box["sharp"]
+                  and abs(standing_in["w"] - sharp_box["w"]) < 1 and abs(standing_in["h"] - sharp_box["h"]) < 1
+                  and sharp_box["w"] > 200, f"before {standing_in}, after {sharp_box}")
             driver.switch_to.active_element.send_keys(Keys.ESCAPE)
         finally:
             driver.quit()

@@ -65,12 +65,19 @@
   dialog.className = "viewer";
   dialog.tabIndex = -1;
   dialog.setAttribute("aria-label", "Photo viewer");
-  dialog.innerHTML = '<div class="stage"><img alt=""></div><div class="said" hidden></div><div class="bar">' +
+  /* One frame holds it all: what goes full screen (a dialog itself may not). */
+  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""></div><div class="said" hidden></div><div class="bar">' +
     '<button type="button" class="prev" aria-label="Previous photo">\u2190</button>' +
     '<p class="caption"><a></a> <span class="position"></span></p>' +
     '<button type="button" class="next" aria-label="Next photo">\u2192</button>' +
-    '<button type="button" class="close" aria-label="Close">\u2715</button></div>';
+    '<button type="button" class="zoom" aria-label="Zoom in" aria-pressed="false">\u2295</button>' +
+    '<button type="button" class="play" aria-label="Play slideshow" aria-pressed="false">\u25B6</button>' +
+    '<button type="button" class="full" aria-label="Full screen" aria-pressed="false"><svg viewBox="0 0 16 16" ' +
+    'width="16" height="16" aria-hidden="true"><path d="M1 6V1h5M10 1h5v5M15 10v5h-5M6 15H1v-5" fill="none" ' +
+    'stroke="currentColor" stroke-width="2"/></svg></button>' +
+    '<button type="button" class="close" aria-label="Close">\u2715</button></div></div>';
   doc.body.appendChild(dialog);
+  var frame = dialog.querySelector(".frame");
   var stage = dialog.querySelector(".stage");
   var shown = dialog.querySelector(".stage img");
   var captionLink = dialog.querySelector(".caption a");
@@ -78,6 +85,69 @@
   var position = dialog.querySelector(".position");
   var previousButton = dialog.querySelector(".prev");
   var nextButton = dialog.querySelector(".next");
+  var zoomButton = dialog.querySelector(".zoom");
+  var playButton = dialog.querySelector(".play");
+  var fullButton = dialog.querySelector(".full");
+
+  function reduced() {
+    return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
+  function inView(box) {
+    return box.width > 0 && box.bottom > 0 && box.right > 0 && box.top < window.innerHeight && box.left < window.innerWidth;
+  }
+
+  /* The transform that puts the shown photo's box on `box` (a tile's). */
+  function onto(box) {
+    var from = shown.getBoundingClientRect();
+    if (!from.width) return null;
+    return "translate(" + (box.left + box.width / 2 - from.left - from.width / 2) + "px, " +
+      (box.top + box.height / 2 - from.top - from.height / 2) + "px) scale(" + box.width / from.width + ")";
+  }
+
+  /* Opening: the photo grows out of its tile (or fades in when the tile is out of sight); none
+     under prefers-reduced-motion. */
+  function arrive(index) {
+    if (reduced() || !shown.animate) return;
+    var tile = photos[index].img.getBoundingClientRect();
+    var from = inView(tile) && onto(tile);
+    if (from) shown.animate([{ transform: from }, { transform: "none" }], { duration: 250, easing: "ease-out" });
+    else shown.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 200 });
+  }
+
+  /* The slideshow: a photo every four seconds, stopped by any key, touch or button, and at the
+     last photo; there is none under prefers-reduced-motion. */
+  var slideshow = null;
+  function stopSlideshow() {
+    if (!slideshow) return;
+    clearInterval(slideshow);
+    slideshow = null;
+    playButton.setAttribute("aria-pressed", "false");
+    playButton.setAttribute("aria-label", "Play slideshow");
+    playButton.textContent = "\u25B6";
+  }
+  playButton.hidden = reduced();
+  playButton.addEventListener("click", function () {
+    if (slideshow) { stopSlideshow(); return; }
+    playButton.setAttribute("aria-pressed", "true");
+    playButton.setAttribute("aria-label", "Pause slideshow");
+    playButton.textContent = "\u275A\u275A";
+    slideshow = setInterval(function () {
+      if (current < 0 || current >= photos.length - 1) stopSlideshow();
+      else move(1);
+    }, 4000);
+  });
+
+  /* Full screen, where the browser allows it. */
+  fullButton.hidden = !(doc.fullscreenEnabled && frame.requestFullscreen);
+  fullButton.addEventListener("click", function () {
+    if (doc.fullscreenElement) doc.exitFullscreen();
+    else frame.requestFullscreen().catch(function () {});
+  });
+  doc.addEventListener("fullscreenchange", function () {
+    fullButton.setAttribute("aria-pressed", String(doc.fullscreenElement === frame));
+    if (current >= 0 && loads[current]) place(photos[current], loads[current].rendition);
+  });
 
   var current = -1;
   var pushed = false;
@@ -127,6 +197,115 @@
     return list[list.length - 1];
   }
 
+  /* The size the photo is drawn at once sharp (the stage's box at the photo's shape, never past
+     the rendition's own width), set from the first frame: the tile's small image stands in at
+     that size, and the sharp one replaces it in place. */
+  function place(photo, rendition) {
+    var box = stage.getBoundingClientRect();
+    var width = Math.min(box.width, box.height * photo.aspect, rendition.width);
+    shown.style.width = width + "px";
+    shown.style.height = width / photo.aspect + "px";
+  }
+
+  /* Zoom: the photo scaled about a point (the keys + and -, the wheel, a double click or tap,
+     two fingers, the button) and panned by dragging; past the shown rendition's width a larger
+     one is fetched and put in its place. */
+  var zoom = { scale: 1, x: 0, y: 0, load: null };
+
+  function applyZoom() {
+    var zoomed = zoom.scale > 1;
+    shown.style.transform = zoomed ? "translate(" + zoom.x + "px, " + zoom.y + "px) scale(" + zoom.scale + ")" : "";
+    stage.classList.toggle("zoomed", zoomed);
+    zoomButton.setAttribute("aria-pressed", String(zoomed));
+    zoomButton.setAttribute("aria-label", zoomed ? "Zoom out" : "Zoom in");
+    if (zoomed) sharpen();
+  }
+
+  /* Scales to `scale` keeping the point (x, y) of the window where it is (the stage's centre
+     when none is given); at 1 the photo is back in its place. */
+  function zoomTo(scale, x, y) {
+    if (current < 0) return;
+    var box = stage.getBoundingClientRect();
+    var cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    if (x === undefined) { x = cx; y = cy; }
+    scale = Math.max(1, Math.min(8, scale));
+    var qx = (x - cx - zoom.x) / zoom.scale, qy = (y - cy - zoom.y) / zoom.scale;
+    zoom.scale = scale;
+    zoom.x = x - cx - scale * qx;
+    zoom.y = y - cy - scale * qy;
+    pan(0, 0);
+  }
+
+  /* Moves the zoomed photo by (dx, dy), never so far that it leaves an edge of the stage bare. */
+  function pan(dx, dy) {
+    var box = stage.getBoundingClientRect();
+    var width = parseFloat(shown.style.width) * zoom.scale, height = parseFloat(shown.style.height) * zoom.scale;
+    var mx = Math.max(0, (width - box.width) / 2), my = Math.max(0, (height - box.height) / 2);
+    zoom.x = Math.max(-mx, Math.min(mx, zoom.x + dx));
+    zoom.y = Math.max(-my, Math.min(my, zoom.y + dy));
+    if (zoom.scale === 1) zoom.x = zoom.y = 0;
+    applyZoom();
+  }
+
+  function unzoom() {
+    if (zoom.load) zoom.load.abort();
+    zoom.load = null;
+    zoom.scale = 1;
+    zoom.x = zoom.y = 0;
+    applyZoom();
+  }
+
+  /* A larger rendition once the zoomed photo is drawn wider than the one shown. */
+  function sharpen() {
+    var index = current, photo = photos[index];
+    var drawn = parseFloat(shown.style.width) * zoom.scale * (window.devicePixelRatio || 1);
+    var have = Number(shown.getAttribute("data-width")) || 0;
+    var list = renditions(photo), next = null;
+    for (var i = 0; i < list.length && !next; i++) if (list[i].width >= drawn) next = list[i];
+    next = next || list[list.length - 1];
+    if (!have || next.width <= have || zoom.load) return;
+    var controller = zoom.load = new AbortController();
+    fetch(next.url, { signal: controller.signal })
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        return response.blob();
+      })
+      .then(function (blob) {
+        if (zoom.load !== controller) return;
+        zoom.load = null;
+        if (current !== index) return;
+        var url = URL.createObjectURL(blob);
+        var previous = loads[index];
+        shown.onload = function () {
+          shown.setAttribute("data-width", next.width);
+          if (previous && previous.url) URL.revokeObjectURL(previous.url);
+          if (previous) previous.url = url;
+          if (zoom.scale > 1) sharpen();
+        };
+        shown.src = url;
+      }, function () { if (zoom.load === controller) zoom.load = null; });
+  }
+
+  zoomButton.addEventListener("click", function () { if (zoom.scale > 1) unzoom(); else zoomTo(2.5); });
+  [zoomButton, fullButton, previousButton, nextButton].forEach(function (button) {
+    button.addEventListener("click", stopSlideshow);
+  });
+  stage.addEventListener("wheel", function (event) {
+    if (current < 0) return;
+    event.preventDefault();
+    zoomTo(zoom.scale * (event.deltaY < 0 ? 1.25 : 0.8), event.clientX, event.clientY);
+  }, { passive: false });
+  /* A mouse's double click (a finger's two taps are counted on the stage, below). */
+  var lastPointer = "";
+  shown.addEventListener("dblclick", function (event) {
+    if (lastPointer === "touch") return;
+    if (zoom.scale > 1) unzoom(); else zoomTo(2.5, event.clientX, event.clientY);
+  });
+
+  window.addEventListener("resize", function () {
+    if (current >= 0 && loads[current]) place(photos[current], loads[current].rendition);
+  });
+
   function load(index, priority) {
     var existing = loads[index];
     if (existing) return existing;
@@ -163,6 +342,7 @@
     var photo = photos[index];
     current = index;
     settle(index);
+    unzoom();
     shown.className = "";
     shown.setAttribute("style", photo.style);
     shown.alt = photo.alt;
@@ -173,6 +353,7 @@
     var entry = load(index, "high");
     shown.width = entry.rendition.width;
     shown.height = Math.round(entry.rendition.width / photo.aspect);
+    place(photo, entry.rendition);
     saidBox.hidden = true;
     captionLink.textContent = photo.title || photo.alt;
     captionLink.href = photo.page;
@@ -197,11 +378,13 @@
   }
 
   function open(index) {
-    if (!dialog.open) {
+    var opening = !dialog.open;
+    if (opening) {
       dialog.showModal();
       dialog.focus();
     }
     show(index);
+    if (opening) arrive(index);
   }
 
   function move(step) {
@@ -211,14 +394,32 @@
     history.replaceState({ gallerygenViewer: index }, "", photos[index].page);
   }
 
+  /* Closing: the photo shrinks back into its tile, or fades when the tile is out of sight. */
+  var closing = false;
   function dismiss() {
-    if (!dialog.open) return;
+    if (!dialog.open || closing) return;
     var index = current;
-    current = -1;
-    settle(-Infinity);
-    shown.removeAttribute("src");
-    dialog.close();
-    if (index >= 0) photos[index].link.focus();
+    stopSlideshow();
+    unzoom();
+    if (doc.fullscreenElement) doc.exitFullscreen().catch(function () {});
+    function finish() {
+      closing = false;
+      if (current !== index) return;
+      current = -1;
+      settle(-Infinity);
+      shown.removeAttribute("src");
+      dialog.close();
+      if (index >= 0) photos[index].link.focus();
+    }
+    if (index < 0 || reduced() || !shown.animate || !shown.getAttribute("src")) return finish();
+    var tile = photos[index].img.getBoundingClientRect();
+    var to = inView(tile) && onto(tile);
+    closing = true;
+    var animation = to
+      ? shown.animate([{ transform: "none" }, { transform: to }], { duration: 200, easing: "ease-in" })
+      : shown.animate([{ opacity: 1 }, { opacity: 0 }], { duration: 150 });
+    animation.onfinish = finish;
+    animation.oncancel = finish;
   }
 
   function close() {
@@ -260,22 +461,65 @@
   /* On the document: the keys work wherever focus is while the viewer is open. */
   doc.addEventListener("keydown", function (event) {
     if (!dialog.open || event.altKey || event.ctrlKey || event.metaKey) return;
+    stopSlideshow();
     if (event.key === "ArrowLeft") { event.preventDefault(); move(-1); }
     else if (event.key === "ArrowRight") { event.preventDefault(); move(1); }
     else if (event.key === "Home") { event.preventDefault(); move(-current); }
     else if (event.key === "End") { event.preventDefault(); move(photos.length - 1 - current); }
+    else if (event.key === "+" || event.key === "=") { event.preventDefault(); zoomTo(zoom.scale * 1.5); }
+    else if (event.key === "-") { event.preventDefault(); zoomTo(zoom.scale / 1.5); }
   });
 
-  /* Swipe: a horizontal flick of 40 pixels or more, more sideways than up or down. */
-  var start = null;
-  stage.addEventListener("pointerdown", function (event) { start = { x: event.clientX, y: event.clientY }; });
-  stage.addEventListener("pointerup", function (event) {
-    if (!start) return;
-    var dx = event.clientX - start.x, dy = event.clientY - start.y;
-    start = null;
-    if (Math.abs(dx) >= 40 && Math.abs(dx) > Math.abs(dy)) move(dx < 0 ? 1 : -1);
+  /* Pointers on the stage: one swipes (a horizontal flick of 40 pixels or more, more sideways
+     than up or down) or, zoomed, pans; two pinch; two taps in a row zoom. */
+  var pointers = {};
+  var start = null, pinch = null, lastTap = null;
+  function spread() {
+    var points = Object.keys(pointers).map(function (id) { return pointers[id]; });
+    return { distance: Math.hypot(points[0].x - points[1].x, points[0].y - points[1].y),
+      x: (points[0].x + points[1].x) / 2, y: (points[0].y + points[1].y) / 2 };
+  }
+  stage.addEventListener("pointerdown", function (event) {
+    stopSlideshow();
+    lastPointer = event.pointerType;
+    pointers[event.pointerId] = { x: event.clientX, y: event.clientY };
+    var count = Object.keys(pointers).length;
+    if (count === 2) { start = null; pinch = { from: spread().distance, scale: zoom.scale }; }
+    else if (count === 1) start = { x: event.clientX, y: event.clientY, lastX: event.clientX, lastY: event.clientY };
   });
-  stage.addEventListener("pointercancel", function () { start = null; });
+  stage.addEventListener("pointermove", function (event) {
+    if (!pointers[event.pointerId]) return;
+    pointers[event.pointerId] = { x: event.clientX, y: event.clientY };
+    if (pinch && Object.keys(pointers).length === 2) {
+      var now = spread();
+      zoomTo(pinch.scale * now.distance / Math.max(1, pinch.from), now.x, now.y);
+    } else if (start && zoom.scale > 1) {
+      pan(event.clientX - start.lastX, event.clientY - start.lastY);
+      start.lastX = event.clientX;
+      start.lastY = event.clientY;
+    }
+  });
+  function lift(event) {
+    delete pointers[event.pointerId];
+    if (Object.keys(pointers).length < 2) pinch = null;
+  }
+  stage.addEventListener("pointerup", function (event) {
+    var begun = start;
+    lift(event);
+    start = null;
+    if (!begun) return;
+    var dx = event.clientX - begun.x, dy = event.clientY - begun.y;
+    if (zoom.scale === 1 && Math.abs(dx) >= 40 && Math.abs(dx) > Math.abs(dy)) { move(dx < 0 ? 1 : -1); return; }
+    /* A finger dragging the photo down closes it. */
+    if (zoom.scale === 1 && event.pointerType === "touch" && dy >= 80 && dy > Math.abs(dx)) { close(); return; }
+    if (event.pointerType === "touch" && Math.abs(dx) < 10 && Math.abs(dy) < 10) {
+      if (lastTap && event.timeStamp - lastTap < 300) {
+        lastTap = null;
+        if (zoom.scale > 1) unzoom(); else zoomTo(2.5, event.clientX, event.clientY);
+      } else lastTap = event.timeStamp;
+    }
+  });
+  stage.addEventListener("pointercancel", function (event) { lift(event); start = null; });
   /* A click on the dark around the photo closes, as a click outside a dialog does. */
   stage.addEventListener("click", function (event) { if (event.target === stage) close(); });
 })();
