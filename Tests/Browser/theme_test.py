@@ -680,6 +680,25 @@ def main():
                     "return !!s && !s.hidden && s.textContent.includes('Ripples')"))
                 check("the viewer shows the photo's caption once its photo is in", told,
                       driver.execute_script("return document.querySelector('.viewer .said').outerHTML"))
+                panel_js = """
+                    const box = s => document.querySelector(s).getBoundingClientRect();
+                    const said = box('.viewer .said'), img = box('.viewer .stage img');
+                    const pos = box('.viewer .position'), bar = box('.viewer .bar');
+                    const title = document.querySelector('.viewer .said-title');
+                    return {hidden: document.querySelector('.viewer .said').hidden, beside: said.left >= img.right - 1,
+                            above: said.bottom <= bar.top + 1, title: title.textContent,
+                            titleShown: getComputedStyle(title).display !== 'none',
+                            keywords: document.querySelectorAll('.viewer .said .keywords li').length,
+                            counter: pos.bottom <= innerHeight && pos.top >= bar.top - 1, width: img.width};"""
+                panel = driver.execute_script(panel_js)
+                driver.find_element(By.CSS_SELECTOR, ".viewer .info").click()
+                folded = driver.execute_script(panel_js)
+                driver.find_element(By.CSS_SELECTOR, ".viewer .info").click()
+                check("a wide window's caption panel is beside the photo (title, caption, keywords), the counter"
+                      " clear of it; its button hides it and the photo takes the room",
+                      not panel["hidden"] and panel["beside"] and panel["title"] == "Aqua" and panel["titleShown"]
+                      and panel["keywords"] == 3 and panel["counter"] and folded["hidden"]
+                      and folded["width"] >= panel["width"], f"{panel}; hidden: {folded}")
                 offered = driver.execute_script(
                     "const a = document.querySelector('.viewer .said .download a[download]');"
                     "return a ? a.href : null")
@@ -691,6 +710,19 @@ def main():
                     driver.save_screenshot(os.path.join(shots, "viewer.png"))
                 driver.switch_to.active_element.send_keys(Keys.ESCAPE)
                 wait_until(lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open"))
+                # A phone: the panel over the foot of the photo, above the bar; the bar says the title.
+                size(driver, 390, 844)
+                open_page(driver, url)
+                [link for link in driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+                 if "/aqua-" in link.get_attribute("href")][0].click()
+                wait_until(lambda: driver.execute_script(
+                    "const s = document.querySelector('.viewer .said'); return !s.hidden && s.textContent.includes('Ripples')"))
+                phone = driver.execute_script(panel_js)
+                check("a phone's caption panel sits above the bar, the counter clear of it",
+                      not phone["hidden"] and phone["above"] and phone["counter"] and not phone["titleShown"], phone)
+                driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+                wait_until(lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open"))
+                size(driver, 1280, 800)
             # An album with an album inside it, a keyword page and the keywords page.
             open_page(driver, url + "album-garden.html")
             album = driver.execute_script("""

@@ -66,10 +66,12 @@
   dialog.tabIndex = -1;
   dialog.setAttribute("aria-label", "Photo viewer");
   /* One frame holds it all: what goes full screen (a dialog itself may not). */
-  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""></div><div class="said" hidden></div><div class="bar">' +
+  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
+    '<div class="bar">' +
     '<button type="button" class="prev" aria-label="Previous photo">\u2190</button>' +
     '<p class="caption"><a></a> <span class="position"></span></p>' +
     '<button type="button" class="next" aria-label="Next photo">\u2192</button>' +
+    '<button type="button" class="info" aria-label="Caption" aria-pressed="true">i</button>' +
     '<button type="button" class="zoom" aria-label="Zoom in" aria-pressed="false">\u2295</button>' +
     '<button type="button" class="play" aria-label="Play slideshow" aria-pressed="false">\u25B6</button>' +
     '<button type="button" class="full" aria-label="Full screen" aria-pressed="false"><svg viewBox="0 0 16 16" ' +
@@ -82,6 +84,9 @@
   var shown = dialog.querySelector(".stage img");
   var captionLink = dialog.querySelector(".caption a");
   var saidBox = dialog.querySelector(".said");
+  var saidTitle = dialog.querySelector(".said-title");
+  var saidBody = dialog.querySelector(".said-body");
+  var infoButton = dialog.querySelector(".info");
   var position = dialog.querySelector(".position");
   var previousButton = dialog.querySelector(".prev");
   var nextButton = dialog.querySelector(".next");
@@ -152,16 +157,33 @@
   var current = -1;
   var pushed = false;
   var loads = {};
-  /* What each photo's page says (its caption, when it was taken, its download), by index, once
-     read. */
+  /* What each photo's page says (its caption, when it was taken, its keywords, credit, place,
+     camera and download), by index, once read. */
   var said = {};
   var saidLoad = null;
+
+  /* The caption panel: on a wide window beside the photo (its room kept from the first frame,
+     so the photo never moves when the text comes), on a narrow one over the foot of the photo,
+     once there is more to say than the title the bar shows. The button hides and shows it. */
+  var panel = true;
+  var wide = window.matchMedia ? window.matchMedia("(min-width: 1000px)") : { matches: true };
+  function showPanel(index) {
+    dialog.classList.toggle("with-panel", panel);
+    saidBody.innerHTML = said[index] || "";
+    saidBox.hidden = !panel || (!wide.matches && !said[index]);
+  }
+  infoButton.addEventListener("click", function () {
+    panel = !panel;
+    infoButton.setAttribute("aria-pressed", String(panel));
+    if (current < 0) return;
+    showPanel(current);
+    if (loads[current]) place(photos[current], loads[current].rendition);
+  });
 
   /* The caption comes from the photo's own page, read once the sharp photo is in and never
      while flicking: the page's text is ours, made by the build, as safe as this page. */
   function tell(index) {
-    saidBox.hidden = !said[index];
-    saidBox.innerHTML = said[index] || "";
+    showPanel(index);
     if (said[index] !== undefined || !window.DOMParser) return;
     if (saidLoad) saidLoad.abort();
     var controller = saidLoad = new AbortController();
@@ -172,7 +194,7 @@
       })
       .then(function (text) {
         var page = new DOMParser().parseFromString(text, "text/html");
-        said[index] = [".caption", ".taken", ".download"].map(function (part) {
+        said[index] = [".caption", ".taken", ".keywords", ".credit", ".place", ".camera", ".download"].map(function (part) {
           var node = page.querySelector(".photo-view " + part);
           if (!node) return "";
           /* Its links are relative to the photo's page, not to this one. */
@@ -182,7 +204,7 @@
               if (value !== null) element.setAttribute(name, new URL(value, photos[index].page).href);
             });
           });
-          return '<div class="' + part.slice(1) + '">' + node.innerHTML + "</div>";
+          return node.outerHTML;
         }).join("");
         if (current === index) tell(index);
       }, function () {});
@@ -353,8 +375,9 @@
     var entry = load(index, "high");
     shown.width = entry.rendition.width;
     shown.height = Math.round(entry.rendition.width / photo.aspect);
+    saidTitle.textContent = photo.title || photo.alt;
+    showPanel(index);
     place(photo, entry.rendition);
-    saidBox.hidden = true;
     captionLink.textContent = photo.title || photo.alt;
     captionLink.href = photo.page;
     position.textContent = index + 1 + " of " + photos.length;
