@@ -454,8 +454,20 @@ def main():
             unzoomed = driver.execute_script(state)
             driver.switch_to.active_element.send_keys("+")
             driver.switch_to.active_element.send_keys("+")
-            larger = wait_until(lambda: driver.execute_script(state)["w"] > unzoomed["w"], timeout=10)
+            # (The original, once the largest rendition is in, is larger still: its width reads NaN.)
+            larger = wait_until(lambda: (driver.execute_script(state)["w"] or float("inf")) > unzoomed["w"], timeout=10)
             zoomed = driver.execute_script(state)
+            # Zoomed past the largest rendition: the original, where the site offers it as a JPEG.
+            has_original = driver.execute_script(
+                "return !!document.querySelector('.viewer .said .download a[href*=\"/originals/\"][href$=\".jpg\"]')")
+            for _ in range(4):
+                driver.switch_to.active_element.send_keys("+")
+            got_original = wait_until(lambda: driver.execute_script(
+                "return document.querySelector('.viewer .stage img').dataset.width === 'original'"), timeout=10)
+            check("zoomed past the largest rendition, the viewer loads the original offered for download",
+                  got_original == has_original and has_original, f"offered: {has_original}")
+            for _ in range(4):
+                driver.switch_to.active_element.send_keys("-")
             image = driver.find_element(By.CSS_SELECTOR, ".viewer .stage img")
             ActionChains(driver).move_to_element(image).click_and_hold().move_by_offset(-120, -60).release().perform()
             panned = driver.execute_script(state)

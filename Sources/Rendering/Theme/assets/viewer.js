@@ -282,9 +282,11 @@
     var index = current, photo = photos[index];
     var drawn = parseFloat(shown.style.width) * zoom.scale * (window.devicePixelRatio || 1);
     var have = Number(shown.getAttribute("data-width")) || 0;
-    var list = renditions(photo), next = null;
+    var list = renditions(photo), next = null, largest = list[list.length - 1];
     for (var i = 0; i < list.length && !next; i++) if (list[i].width >= drawn) next = list[i];
-    next = next || list[list.length - 1];
+    /* Past the largest rendition: the original, when the site offers it for download as a JPEG. */
+    var original = !next && have >= largest.width && /href="([^"]*\/originals\/[^"]*\.jpg)"/.exec(said[index] || "");
+    next = original ? { url: original[1], width: Infinity } : next || largest;
     if (!have || next.width <= have || zoom.load) return;
     var controller = zoom.load = new AbortController();
     fetch(next.url, { signal: controller.signal })
@@ -299,7 +301,7 @@
         var url = URL.createObjectURL(blob);
         var previous = loads[index];
         shown.onload = function () {
-          shown.setAttribute("data-width", next.width);
+          shown.setAttribute("data-width", next.width === Infinity ? "original" : next.width);
           if (previous && previous.url) URL.revokeObjectURL(previous.url);
           if (previous) previous.url = url;
           if (zoom.scale > 1) sharpen();
