@@ -32,8 +32,9 @@ whole or hung up, and checks in headless Chromium:
    with an album inside it, a keyword page and the keywords page.
 
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
-With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md shows (grid, viewer and a photo page
-at 1280x800) there.
+With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md and the README show there: the grid,
+the viewer, a photo page and an album page at 1280x800, and the grid, a photo page and the viewer
+at 390x844 and in dark mode at 1280x800.
 Prints one line per check and `N passed, N failed`; exits 1 if any check failed.
 """
 import base64
@@ -619,13 +620,16 @@ def main():
                         const box = e => e ? e.getBoundingClientRect() : null;
                         const img = box(document.querySelector('.photo-view img'));
                         const links = Array.from(document.querySelectorAll('.photo-nav a, .photo-nav .position'));
+                        const parts = ['.previous', '.where', '.next'].map(s => document.querySelector('.photo-nav ' + s))
+                          .filter(e => e).map(e => e.getBoundingClientRect());
+                        const apart = parts.every((b, i) => i === 0 || parts[i - 1].right <= b.left + 0.5);
                         const line = Math.max(...links.map(a => parseFloat(getComputedStyle(a).fontSize))) * 1.6;
                         return {inner: innerHeight, img: img.bottom, imgTop: img.top, imgWidth: img.width,
                                 links: links.map(a => ({bottom: box(a).bottom, height: box(a).height, right: box(a).right})),
-                                line: line, scrollable: document.scrollingElement.scrollWidth > innerWidth};""")
+                                line: line, apart: apart, scrollable: document.scrollingElement.scrollWidth > innerWidth};""")
                     in_view = view["img"] <= view["inner"] + 1 and all(
                         link["bottom"] <= view["imgTop"] + 1 and link["height"] <= view["line"] and link["right"] <= width
-                        for link in view["links"]) and not view["scrollable"] and view["imgWidth"] > 0
+                        for link in view["links"]) and view["apart"] and not view["scrollable"] and view["imgWidth"] > 0
                     check(f"a photo page at {width}x{height} shows the photo whole under its links, each on one line"
                           f" ({slug_of(page)})", in_view, view)
             size(driver, 1280, 800)
@@ -701,7 +705,10 @@ def main():
                             above: said.bottom <= bar.top + 1, title: title.textContent,
                             titleShown: getComputedStyle(title).display !== 'none',
                             keywords: document.querySelectorAll('.viewer .said .keywords li').length,
-                            counter: pos.bottom <= innerHeight && pos.top >= bar.top - 1, width: img.width};"""
+                            counter: pos.bottom <= innerHeight && pos.top >= bar.top - 1 && pos.width > 0
+                              && pos.right <= innerWidth, width: img.width,
+                            buttons: Array.from(document.querySelectorAll('.viewer .bar button')).filter(b => !b.hidden)
+                              .every(b => { const r = b.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; })};"""
                 panel = driver.execute_script(panel_js)
                 driver.find_element(By.CSS_SELECTOR, ".viewer .info").click()
                 folded = driver.execute_script(panel_js)
@@ -730,8 +737,9 @@ def main():
                 wait_until(lambda: driver.execute_script(
                     "const s = document.querySelector('.viewer .said'); return !s.hidden && s.textContent.includes('Ripples')"))
                 phone = driver.execute_script(panel_js)
-                check("a phone's caption panel sits above the bar, the counter clear of it",
-                      not phone["hidden"] and phone["above"] and phone["counter"] and not phone["titleShown"], phone)
+                check("a phone's caption panel sits above the bar, the counter clear of it, every button in the window",
+                      not phone["hidden"] and phone["above"] and phone["counter"] and not phone["titleShown"]
+                      and phone["buttons"], phone)
                 driver.switch_to.active_element.send_keys(Keys.ESCAPE)
                 wait_until(lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open"))
                 size(driver, 1280, 800)
@@ -856,6 +864,35 @@ def main():
                   plain.current_url)
         finally:
             plain.quit()
+
+        # Screenshots on a phone (light) and a desktop in dark mode: the grid, a photo page and the
+        # open viewer, each with axe-core run on it.
+        for width, height, dark in [(390, 844, False), (1280, 800, True)]:
+            name = f"{width}" + ("-dark" if dark else "")
+            other = browser(width, height, dark=dark)
+            try:
+                open_page(other, url)
+                time.sleep(0.5)
+                if shots:
+                    other.save_screenshot(os.path.join(shots, f"grid-{name}.png"))
+                axe_results[f"grid at {name}"] = axe_scan(other)
+                aqua = [page for page in pages if "/aqua-" in page][0]
+                open_page(other, aqua)
+                time.sleep(0.3)
+                if shots:
+                    other.save_screenshot(os.path.join(shots, f"photo-page-{name}.png"))
+                axe_results[f"photo page at {name}"] = axe_scan(other)
+                open_page(other, url)
+                [link for link in other.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+                 if "/aqua-" in link.get_attribute("href")][0].click()
+                wait_until(lambda: other.execute_script(
+                    "const s = document.querySelector('.viewer .said'); return !s.hidden && s.textContent.includes('Ripples')"))
+                time.sleep(0.4)
+                if shots:
+                    other.save_screenshot(os.path.join(shots, f"viewer-{name}.png"))
+                axe_results[f"viewer at {name}"] = axe_scan(other)
+            finally:
+                other.quit()
 
         for name, violations in axe_results.items():
             bad = [v for v in violations if v.get("impact") in ("serious", "critical")]
