@@ -6,7 +6,10 @@ bytes), serves it with nginx on 127.0.0.1 (gzip on for text, as a static host ha
 loads it with the DevTools protocol's network emulation (150 ms round trip, 1.6 Mbit/s down,
 750 kbit/s up), the browser cache off, at 390x844 and 1280x800 (device scale 1). For each, the
 median of RUNS loads: Largest Contentful Paint, KB and image requests before any scroll, CLS
-over the load, and the time from a click on the 10th tile to the viewer's photo shown sharp.
+over the load, and the time from a click on the 10th tile to the viewer's photo shown sharp;
+then, with the CPU slowed 4x, the longest animation frame (the Long Animation Frames API) while
+the viewer closes, opens again and zooms in and out. At 390x844, 1280x800 and 2560x1440, with the
+default page size (60 photos a page) and with all 200 on one page.
 
     visitor.py GALLERYGEN_BINARY SAMPLE_PHOTOS WORK_FOLDER [RUNS]
 """
@@ -47,10 +50,13 @@ new PerformanceObserver(l => { for (const e of l.getEntries()) window.__lcp = e.
   .observe({type: "largest-contentful-paint", buffered: true});
 new PerformanceObserver(l => { for (const e of l.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; })
   .observe({type: "layout-shift", buffered: true});
+window.__frames = [];
+new PerformanceObserver(l => { for (const e of l.getEntries()) window.__frames.push(e.duration); })
+  .observe({type: "long-animation-frame"});
 """
 
 
-def make_site(folder, photos, count=200):
+def make_site(folder, photos, count=200, page_size=200):
     os.makedirs(os.path.join(folder, "photos"), exist_ok=True)
     names = sorted(n for n in os.listdir(photos) if n.endswith((".jpg", ".png")))
     feed = []
@@ -67,7 +73,7 @@ def make_site(folder, photos, count=200):
     with open(os.path.join(folder, "feed.json"), "w") as handle:
         json.dump(feed, handle)
     with open(os.path.join(folder, "gallery.yml"), "w") as handle:
-        handle.write("title: Visitor benchmark\nfeed: feed.json\npage_size: 200\n")
+        handle.write(f"title: Visitor benchmark\nfeed: feed.json\npage_size: {page_size}\n")
 
 
 def measure(driver, url, width, height):
@@ -95,37 +101,69 @@ def measure(driver, url, width, height):
     figures["viewer"] = (time.time() - start) if sharp else float("nan")
     driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
         "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    # Frames with the CPU 4x slower: close, open again, zoom in and out, close.
+    from selenium.webdriver.common.keys import Keys
+    driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": 4})
+    driver.execute_script("window.__frames = []")
+    closed = lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open")
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    theme_test.wait_until(closed, timeout=10)
+    time.sleep(0.5)
+    links[9].click()
+    theme_test.wait_until(lambda: driver.execute_script(
+        'return document.querySelector(".viewer .stage img.sharp") !== null'), timeout=30)
+    time.sleep(0.5)
+    for key in "++--":
+        driver.switch_to.active_element.send_keys(key)
+        time.sleep(0.4)
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    theme_test.wait_until(closed, timeout=10)
+    time.sleep(0.5)
+    frames = driver.execute_script("return window.__frames")
+    driver.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": 1})
+    figures["frame"] = max(frames, default=0)
     return figures
 
 
 def main():
     binary, photos, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
-    runs = int(sys.argv[4]) if len(sys.argv) > 4 else 3
-    site = os.path.join(work, "visitor-site")
-    if not os.path.exists(os.path.join(site, "gallery.yml")):
-        make_site(site, photos)
-    subprocess.run([binary, "build", site, "-q"], check=True)
+    runs = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    # Both sites share the photos' folder: the second only changes the page size.
+    sites = []
+    for page_size in [60, 200]:
+        site = os.path.join(work, f"visitor-site-{page_size}")
+        if not os.path.exists(os.path.join(site, "gallery.yml")):
+            make_site(site, photos, page_size=page_size)
+        subprocess.run([binary, "build", site, "-q"], check=True)
+        sites.append((page_size, os.path.join(site, "public")))
     run = os.path.join(work, "visitor-nginx")
     os.makedirs(os.path.join(run, "tmp"), exist_ok=True)
-    with open(os.path.join(run, "nginx.conf"), "w") as handle:
-        handle.write(NGINX.format(run=run, port=PORT, root=os.path.join(site, "public")))
-    subprocess.run(["nginx", "-c", os.path.join(run, "nginx.conf"), "-p", run], check=True)
-    url = f"http://127.0.0.1:{PORT}/index.html"
     driver = theme_test.browser()
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PROBE})
     try:
-        print("window      LCP (s)  KB before scroll  images before scroll  CLS     viewer sharp (s)")
-        for width, height in [(390, 844), (1280, 800)]:
-            samples = [measure(driver, url, width, height) for _ in range(runs)]
-            median = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
-            print(f"{width}x{height:<5} {median['lcp'] / 1000:7.2f}  {median['bytes'] / 1024:16.0f}  "
-                  f"{median['images']:20.0f}  {median['cls']:.4f}  {median['viewer']:16.2f}"
-                  f"   (runs: LCP {[round(s['lcp']) for s in samples]} ms, "
-                  f"viewer {[round(s['viewer'], 2) for s in samples]} s)", flush=True)
+        print("page size  window      LCP (s)  KB before scroll  images before scroll  CLS     viewer sharp (s)"
+              "  longest frame, CPU 4x (ms)")
+        for page_size, root in sites:
+            with open(os.path.join(run, "nginx.conf"), "w") as handle:
+                handle.write(NGINX.format(run=run, port=PORT, root=root))
+            subprocess.run(["nginx", "-c", os.path.join(run, "nginx.conf"), "-p", run], check=True)
+            url = f"http://127.0.0.1:{PORT}/index.html"
+            try:
+                for width, height in [(390, 844), (1280, 800), (2560, 1440)]:
+                    samples = [measure(driver, url, width, height) for _ in range(runs)]
+                    median = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
+                    print(f"{page_size:9d}  {width}x{height:<5} {median['lcp'] / 1000:7.2f}  "
+                          f"{median['bytes'] / 1024:16.0f}  {median['images']:20.0f}  {median['cls']:.4f}  "
+                          f"{median['viewer']:16.2f}  {median['frame']:26.0f}"
+                          f"   (runs: LCP {[round(s['lcp']) for s in samples]} ms, "
+                          f"viewer {[round(s['viewer'], 2) for s in samples]} s, "
+                          f"frames {[round(s['frame']) for s in samples]} ms)", flush=True)
+            finally:
+                with open(os.path.join(run, "nginx.pid")) as handle:
+                    os.kill(int(handle.read().strip()), signal.SIGQUIT)
+                time.sleep(0.5)
     finally:
         driver.quit()
-        with open(os.path.join(run, "nginx.pid")) as handle:
-            os.kill(int(handle.read().strip()), signal.SIGQUIT)
 
 
 if __name__ == "__main__":
