@@ -507,6 +507,8 @@
   stage.addEventListener("pointerdown", function (event) {
     stopSlideshow();
     lastPointer = event.pointerType;
+    /* A gesture starts with its first finger: one lifted outside the stage is not counted on. */
+    if (event.isPrimary) pointers = {};
     pointers[event.pointerId] = { x: event.clientX, y: event.clientY };
     var count = Object.keys(pointers).length;
     if (count === 2) { start = null; pinch = { from: spread().distance, scale: zoom.scale }; }
