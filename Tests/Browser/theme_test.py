@@ -574,11 +574,21 @@ def main():
                 "const b = document.querySelector('.viewer .stage img').getBoundingClientRect();"
                 " return [b.left + b.width / 2, b.top + b.height / 2]")
             cx, cy = middle
-            touch([(cx, cy)])
-            touch([(cx, cy)])
+
+            def double_tap(x, y):
+                # Both taps in one action sequence: their gap is the sequence's, not a round trip's.
+                builder = ActionBuilder(driver)
+                finger = builder.add_pointer_input(interaction.POINTER_TOUCH, "finger")
+                finger.create_pointer_move(x=int(x), y=int(y), duration=0)
+                for tap in range(2):
+                    finger.create_pointer_down(button=0)
+                    finger.create_pointer_up(button=0)
+                    if tap == 0:
+                        finger.create_pause(0.08)
+                builder.perform()
+            double_tap(cx, cy)
             tapped = driver.execute_script(state)
-            touch([(cx, cy)])
-            touch([(cx, cy)])
+            double_tap(cx, cy)
             untapped = driver.execute_script(state)
             touch([(cx - 20, cy), (cx - 80, cy), (cx - 140, cy)], [(cx + 20, cy), (cx + 80, cy), (cx + 140, cy)])
             pinched = driver.execute_script(state)
