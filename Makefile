@@ -110,7 +110,7 @@ browser-test: browser-deps build
 	$(BROWSER_VENV)/bin/python Tests/Browser/browser_test.py $(BIN_DEBUG)
 	$(BROWSER_VENV)/bin/python Tests/Browser/theme_test.py $(BIN_DEBUG) $(SITE)/photos
 
-## screenshots: the pictures of the theme in docs/themes.md (grid and viewer at 1280x800), by the theme test.
+## screenshots: the pictures of the theme in docs/themes.md and the README (1280x800, 390x844, dark), by the theme test.
 screenshots: browser-deps build
 	$(BROWSER_VENV)/bin/python Tests/Browser/theme_test.py $(BIN_DEBUG) $(SITE)/photos docs/screenshots
 

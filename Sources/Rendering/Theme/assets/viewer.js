@@ -72,8 +72,8 @@
     '<p class="caption"><a></a> <span class="position"></span></p>' +
     '<button type="button" class="next" aria-label="Next photo">\u2192</button>' +
     '<button type="button" class="info" aria-label="Caption" aria-pressed="true">i</button>' +
-    '<button type="button" class="zoom" aria-label="Zoom in" aria-pressed="false">\u2295</button>' +
-    '<button type="button" class="play" aria-label="Play slideshow" aria-pressed="false">\u25B6</button>' +
+    '<button type="button" class="zoom" aria-label="Zoom" aria-pressed="false">\u2295</button>' +
+    '<button type="button" class="play" aria-label="Slideshow" aria-pressed="false">\u25B6</button>' +
     '<button type="button" class="full" aria-label="Full screen" aria-pressed="false"><svg viewBox="0 0 16 16" ' +
     'width="16" height="16" aria-hidden="true"><path d="M1 6V1h5M10 1h5v5M15 10v5h-5M6 15H1v-5" fill="none" ' +
     'stroke="currentColor" stroke-width="2"/></svg></button>' +
@@ -128,14 +128,12 @@
     clearInterval(slideshow);
     slideshow = null;
     playButton.setAttribute("aria-pressed", "false");
-    playButton.setAttribute("aria-label", "Play slideshow");
     playButton.textContent = "\u25B6";
   }
   playButton.hidden = reduced();
   playButton.addEventListener("click", function () {
     if (slideshow) { stopSlideshow(); return; }
     playButton.setAttribute("aria-pressed", "true");
-    playButton.setAttribute("aria-label", "Pause slideshow");
     playButton.textContent = "\u275A\u275A";
     slideshow = setInterval(function () {
       if (current < 0 || current >= photos.length - 1) stopSlideshow();
@@ -146,7 +144,7 @@
   /* Full screen, where the browser allows it. */
   fullButton.hidden = !(doc.fullscreenEnabled && frame.requestFullscreen);
   fullButton.addEventListener("click", function () {
-    if (doc.fullscreenElement) doc.exitFullscreen();
+    if (doc.fullscreenElement) doc.exitFullscreen().catch(function () {});
     else frame.requestFullscreen().catch(function () {});
   });
   doc.addEventListener("fullscreenchange", function () {
@@ -171,6 +169,13 @@
     dialog.classList.toggle("with-panel", panel);
     saidBody.innerHTML = said[index] || "";
     saidBox.hidden = !panel || (!wide.matches && !said[index]);
+  }
+  if (wide.addEventListener) {
+    wide.addEventListener("change", function () {
+      if (current < 0) return;
+      showPanel(current);
+      if (loads[current]) place(photos[current], loads[current].rendition);
+    });
   }
   infoButton.addEventListener("click", function () {
     panel = !panel;
@@ -239,7 +244,6 @@
     shown.style.transform = zoomed ? "translate(" + zoom.x + "px, " + zoom.y + "px) scale(" + zoom.scale + ")" : "";
     stage.classList.toggle("zoomed", zoomed);
     zoomButton.setAttribute("aria-pressed", String(zoomed));
-    zoomButton.setAttribute("aria-label", zoomed ? "Zoom out" : "Zoom in");
     if (zoomed) sharpen();
   }
 
@@ -296,17 +300,25 @@
       })
       .then(function (blob) {
         if (zoom.load !== controller) return;
-        zoom.load = null;
-        if (current !== index) return;
+        /* Decoded aside, then swapped in: the shown image is never without its pixels, and a
+           URL that is never shown is let go. */
         var url = URL.createObjectURL(blob);
-        var previous = loads[index];
-        shown.onload = function () {
+        var image = new Image();
+        image.onload = image.onerror = function (event) {
+          var still = zoom.load === controller && current === index;
+          if (zoom.load === controller) zoom.load = null;
+          if (!still || event.type !== "load") { URL.revokeObjectURL(url); return; }
+          var previous = loads[index];
+          shown.src = url;
           shown.setAttribute("data-width", next.width === Infinity ? "original" : next.width);
-          if (previous && previous.url) URL.revokeObjectURL(previous.url);
-          if (previous) previous.url = url;
+          if (previous) {
+            if (previous.url) URL.revokeObjectURL(previous.url);
+            previous.url = url;
+            previous.width = next.width;
+          }
           if (zoom.scale > 1) sharpen();
         };
-        shown.src = url;
+        image.src = url;
       }, function () { if (zoom.load === controller) zoom.load = null; });
   }
 
@@ -315,9 +327,11 @@
     button.addEventListener("click", stopSlideshow);
   });
   stage.addEventListener("wheel", function (event) {
-    if (current < 0) return;
+    if (current < 0 || closing || !event.deltaY) return;
     event.preventDefault();
-    zoomTo(zoom.scale * (event.deltaY < 0 ? 1.25 : 0.8), event.clientX, event.clientY);
+    /* A wheel's notch (100) by a quarter; a trackpad's small steps by as little. */
+    var lines = event.deltaMode === 1 ? 33 : 1;
+    zoomTo(zoom.scale * Math.exp(-Math.max(-300, Math.min(300, event.deltaY * lines)) / 450), event.clientX, event.clientY);
   }, { passive: false });
   /* A mouse's double click (a finger's two taps are counted on the stage, below). */
   var lastPointer = "";
@@ -371,14 +385,16 @@
     shown.setAttribute("style", photo.style);
     shown.alt = photo.alt;
     shown.removeAttribute("data-width");
+    shown.onload = null;
     /* The tile's own image, already here, stands in until the sharp one arrives. */
     if (photo.img.complete && photo.img.currentSrc) shown.src = photo.img.currentSrc;
     else shown.removeAttribute("src");
+    /* The panel first: the stage's room, and so the rendition picked, depend on it. */
+    saidTitle.textContent = photo.title || photo.alt;
+    showPanel(index);
     var entry = load(index, "high");
     shown.width = entry.rendition.width;
     shown.height = Math.round(entry.rendition.width / photo.aspect);
-    saidTitle.textContent = photo.title || photo.alt;
-    showPanel(index);
     place(photo, entry.rendition);
     captionLink.textContent = photo.title || photo.alt;
     captionLink.href = photo.page;
@@ -390,9 +406,12 @@
       if (result.url) {
         shown.onload = function () {
           if (current !== index) return;
+          shown.onload = null;
           shown.className = "sharp";
-          shown.setAttribute("data-width", result.rendition.width);
+          /* A neighbour kept from an earlier zoom holds a larger image than its rendition. */
+          shown.setAttribute("data-width", result.width === Infinity ? "original" : result.width || result.rendition.width);
           tell(index);
+          if (zoom.scale > 1) sharpen();
         };
         shown.src = result.url;
       }
@@ -403,6 +422,13 @@
   }
 
   function open(index) {
+    /* Reopened while it closes (back, then forward): the closing is called off. */
+    if (closing && closeAnimation) {
+      closeAnimation.onfinish = closeAnimation.oncancel = null;
+      closeAnimation.cancel();
+      closeAnimation = null;
+      closing = false;
+    }
     var opening = !dialog.open;
     if (opening) {
       dialog.showModal();
@@ -414,13 +440,13 @@
 
   function move(step) {
     var index = current + step;
-    if (current < 0 || index < 0 || index >= photos.length) return;
+    if (closing || current < 0 || index < 0 || index >= photos.length) return;
     show(index);
     history.replaceState({ gallerygenViewer: index }, "", photos[index].page);
   }
 
   /* Closing: the photo shrinks back into its tile, or fades when the tile is out of sight. */
-  var closing = false;
+  var closing = false, closeAnimation = null;
   function dismiss() {
     if (!dialog.open || closing) return;
     var index = current;
@@ -429,6 +455,7 @@
     if (doc.fullscreenElement) doc.exitFullscreen().catch(function () {});
     function finish() {
       closing = false;
+      closeAnimation = null;
       if (current !== index) return;
       current = -1;
       settle(-Infinity);
@@ -440,7 +467,7 @@
     var tile = photos[index].img.getBoundingClientRect();
     var to = inView(tile) && onto(tile);
     closing = true;
-    var animation = to
+    var animation = closeAnimation = to
       ? shown.animate([{ transform: "none" }, { transform: to }], { duration: 200, easing: "ease-in" })
       : shown.animate([{ opacity: 1 }, { opacity: 0 }], { duration: 150 });
     animation.onfinish = finish;
@@ -485,7 +512,9 @@
   nextButton.addEventListener("click", function () { move(1); });
   /* On the document: the keys work wherever focus is while the viewer is open. */
   doc.addEventListener("keydown", function (event) {
-    if (!dialog.open || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (!dialog.open || closing || event.altKey || event.ctrlKey || event.metaKey) return;
+    /* Enter or Space on a button is that button's click (the slideshow's own included). */
+    if ((event.key === "Enter" || event.key === " ") && event.target && event.target.tagName === "BUTTON") return;
     stopSlideshow();
     if (event.key === "ArrowLeft") { event.preventDefault(); move(-1); }
     else if (event.key === "ArrowRight") { event.preventDefault(); move(1); }
@@ -504,7 +533,9 @@
     return { distance: Math.hypot(points[0].x - points[1].x, points[0].y - points[1].y),
       x: (points[0].x + points[1].x) / 2, y: (points[0].y + points[1].y) / 2 };
   }
+  shown.draggable = false;
   stage.addEventListener("pointerdown", function (event) {
+    if (closing) return;
     stopSlideshow();
     lastPointer = event.pointerType;
     /* A gesture starts with its first finger: one lifted outside the stage is not counted on. */
@@ -516,6 +547,8 @@
   });
   stage.addEventListener("pointermove", function (event) {
     if (!pointers[event.pointerId]) return;
+    /* A mouse released outside the stage: no button down any more. */
+    if (event.pointerType === "mouse" && !event.buttons) { lift(event); start = null; return; }
     pointers[event.pointerId] = { x: event.clientX, y: event.clientY };
     if (pinch && Object.keys(pointers).length === 2) {
       var now = spread();
@@ -528,7 +561,9 @@
   });
   function lift(event) {
     delete pointers[event.pointerId];
-    if (Object.keys(pointers).length < 2) pinch = null;
+    var count = Object.keys(pointers).length;
+    if (count < 2) pinch = null;
+    else if (count === 2) pinch = { from: spread().distance, scale: zoom.scale };
   }
   stage.addEventListener("pointerup", function (event) {
     var begun = start;
