@@ -17,25 +17,15 @@ package struct Download: Sendable, Hashable, Encodable {
     package var byteCount: Int64
     /// What it is, for the button: `JPEG`, `HEIC`, `ZIP`.
     package var kind: String
+    /// The photos an album's zip holds.
+    package var photoCount: Int?
 
-    package init(path: String, fileName: String, byteCount: Int64, kind: String) {
+    package init(path: String, fileName: String, byteCount: Int64, kind: String, photoCount: Int? = nil) {
         self.path = path
         self.fileName = fileName
         self.byteCount = byteCount
         self.kind = kind
-    }
-
-    /// `4.2 MB`, `830 kB`: decimal units, as file managers show them.
-    package var sizeText: String {
-        let bytes = Double(byteCount)
-        if bytes >= 1e9 { return Self.oneDecimal(bytes / 1e9) + " GB" }
-        if bytes >= 1e6 { return Self.oneDecimal(bytes / 1e6) + " MB" }
-        return "\(max(1, Int((bytes / 1e3).rounded()))) kB"
-    }
-
-    private static func oneDecimal(_ value: Double) -> String {
-        let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
+        self.photoCount = photoCount
     }
 }
 

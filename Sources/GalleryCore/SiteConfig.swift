@@ -57,6 +57,8 @@ package struct SiteConfig: Sendable, Equatable {
     /// Whether a folder feed follows symbolic links that lead outside the site folder and the
     /// feed folder (`follow_symlinks:`); off, such a link is reported and not read.
     package var followsSymlinks = false
+    /// `language:` and `strings:`: the pages' language, its strings as the site gives them.
+    package var language = SiteLanguage.english
 
     package init(
         title: String,

@@ -110,9 +110,13 @@ struct FeedViewModel: Sendable, MustacheParent {
     var jsonFeedURL: String
     var updated: String
     var entries: [Entry]
+    /// The site's language: the feeds' `xml:lang` and `language`.
+    var language: SiteLanguage
 
     func child(named name: String) -> Any? {
         switch name {
+        case "lang": language.tag
+        case "t": ThemeStrings(language: language)
         case "title": title
         case "id": id
         case "isAbsolute": isAbsolute
@@ -121,7 +125,10 @@ struct FeedViewModel: Sendable, MustacheParent {
         case "jsonFeedURL": jsonFeedURL
         case "updated": updated
         case "entries": entries
-        case "json": JSONLiterals(values: ["title": title, "home": home, "jsonFeedURL": jsonFeedURL, "id": id])
+        case "json":
+            JSONLiterals(values: [
+                "title": title, "home": home, "jsonFeedURL": jsonFeedURL, "id": id, "language": language.tag,
+            ])
         default: nil
         }
     }
@@ -129,7 +136,8 @@ struct FeedViewModel: Sendable, MustacheParent {
     /// The newest photos first: by the feed's dates, then (for photos without one) later in the
     /// feed first. Without a date at all, an entry is dated 1970-01-01: a build must not write
     /// its own clock into the site (the same inputs give the same bytes).
-    init(gallery: Gallery, slugs: [Int: String]) {
+    init(gallery: Gallery, slugs: [Int: String], language: SiteLanguage = .english) {
+        self.language = language
         let base = gallery.baseDirectory
         func address(_ path: String) -> String { (base ?? "") + path }
         // Sorted by their keys, not as copies of the items: at 100,000 photos, the copies of the
@@ -149,10 +157,10 @@ struct FeedViewModel: Sendable, MustacheParent {
             let said = item.said
             return Entry(
                 id: base == nil ? "urn:gallerygen:photo:\(slug)" : page,
-                title: item.displayTitle,
+                title: item.displayTitle(in: language),
                 url: page, updated: Self.timestamp(item.photo.date ?? stamp),
                 image: address(rendition.path), imageType: rendition.format.mimeType,
-                imageWidth: rendition.width, imageHeight: rendition.height, alt: item.altText,
+                imageWidth: rendition.width, imageHeight: rendition.height, alt: item.altText(in: language),
                 summary: said.description?.escapableInTemplates, tags: said.keywords.map(\.escapableInTemplates),
                 author: said.creator?.escapableInTemplates, rights: said.rights?.escapableInTemplates)
         }

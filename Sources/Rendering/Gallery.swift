@@ -92,21 +92,22 @@ extension GalleryItem {
     }
 
     /// The title as the pages show it: escapable, and `Photo N` when nothing gave one.
-    var displayTitle: String {
+    func displayTitle(in language: SiteLanguage) -> String {
         let title = (said.title ?? "").escapableInTemplates
-        return title.isEmpty ? "Photo \(photo.index + 1)" : title
+        return title.isEmpty
+            ? language.text("photo_number", ["number": language.number(photo.index + 1)]).escapableInTemplates : title
     }
 
     /// What a reader who cannot see the photo is told: its alt text, else the first line of its
     /// description, else its title.
-    var altText: String {
+    func altText(in language: SiteLanguage) -> String {
         let said = said
         if let alt = said.alt { return alt.escapableInTemplates }
         if let line = said.description?.split(separator: "\n").first {
             let text = String(line.prefix(PhotoMetadata.lineLimit))
             return text.escapableInTemplates
         }
-        return displayTitle
+        return displayTitle(in: language)
     }
 }
 

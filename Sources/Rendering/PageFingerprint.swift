@@ -310,6 +310,7 @@ extension GalleryItem {
             encoder.append(download.fileName)
             encoder.append(int: Int(download.byteCount))
             encoder.append(download.kind)
+            if let count = download.photoCount { encoder.append(int: count) } else { encoder.append(.null) }
             encoder.append(.close)
         } else {
             encoder.append(.null)

@@ -75,15 +75,23 @@ struct PagePlan: Sendable {
 
     /// Where albums come from (`albums:`).
     let albumSource: AlbumSource
+    /// The language the pages speak, and the site's values made of it once.
+    let language: SiteLanguage
+    let site: PageViewModel.Site
 
-    init(gallery: Gallery, pageSize: Int, keywordPages: Bool = false, albums albumSource: AlbumSource = .feed) {
+    init(
+        gallery: Gallery, pageSize: Int, keywordPages: Bool = false, albums albumSource: AlbumSource = .feed,
+        language: SiteLanguage = .english
+    ) {
         self.gallery = gallery
         self.pageSize = pageSize
         self.albumSource = albumSource
+        self.language = language
+        site = PageViewModel.Site(title: gallery.title.escapableInTemplates, language: language)
         // One album is no choice: album pages only when the feed has two or more.
         let found =
             albumSource == .year
-            ? Self.yearAlbums(of: gallery.items, pageSize: pageSize)
+            ? Self.yearAlbums(of: gallery.items, pageSize: pageSize, undated: language.text("undated"))
             : Self.albums(of: gallery.items, details: gallery.albums, pageSize: pageSize)
         let albums = found.count > 1 ? found : []
         self.albums = albums
@@ -205,7 +213,7 @@ struct PagePlan: Sendable {
 
     /// `albums: year`: an album per year taken, newest first, in the site's order within each;
     /// the photos that say no time in an album of their own, last.
-    private static func yearAlbums(of items: [GalleryItem], pageSize: Int) -> [Album] {
+    private static func yearAlbums(of items: [GalleryItem], pageSize: Int, undated: String) -> [Album] {
         var members: [String: [GalleryItem]] = [:]
         for item in items { members[year(of: item), default: []].append(item) }
         let years = members.keys.sorted { left, right in
@@ -217,8 +225,9 @@ struct PagePlan: Sendable {
         return years.indices.map { number in
             let items = members[years[number]] ?? []
             return Album(
-                path: [years[number]], title: years[number], slug: slugs[number], items: items, count: items.count,
-                cover: items.first)
+                path: [years[number]],
+                title: years[number] == undatedAlbum ? undated.escapableInTemplates : years[number],
+                slug: slugs[number], items: items, count: items.count, cover: items.first)
         }
     }
 
@@ -306,8 +315,8 @@ struct PagePlan: Sendable {
     /// The albums page: every album not inside another, with its cover.
     func albumsPageModel(grid: GridStyle) -> AlbumsPageViewModel {
         AlbumsPageViewModel(
-            site: PageViewModel.Site(title: siteTitle),
-            title: "Albums · \(siteTitle)",
+            site: site,
+            title: "\(language.text("albums").escapableInTemplates) · \(siteTitle)",
             albums: covers(of: topAlbums, grid: grid)
         )
     }
@@ -318,18 +327,19 @@ struct PagePlan: Sendable {
             let album = albums[number]
             guard let cover = album.cover else { return nil }
             return AlbumsPageViewModel.Cover(
-                photo: PhotoViewModel(for: cover, slug: nil, eager: offset < 4, grid: grid),
-                albumTitle: album.title, albumHref: album.href, photoCount: album.count)
+                photo: PhotoViewModel(for: cover, slug: nil, eager: offset < 4, grid: grid, language: language),
+                albumTitle: album.title, albumHref: album.href, photoCount: language.number(album.count))
         }
     }
 
     /// The keywords page: every keyword with the number of its photos.
     func keywordsPageModel() -> KeywordsPageViewModel {
         KeywordsPageViewModel(
-            site: PageViewModel.Site(title: siteTitle),
-            title: "Keywords · \(siteTitle)",
+            site: site,
+            title: "\(language.text("keywords").escapableInTemplates) · \(siteTitle)",
             keywords: keywords.map {
-                PageViewModel.AlbumLink(title: $0.title, href: $0.href, photoCount: $0.items.count, current: false)
+                PageViewModel.AlbumLink(
+                    title: $0.title, href: $0.href, photoCount: language.number($0.items.count), current: false)
             })
     }
 
@@ -359,12 +369,14 @@ struct PagePlan: Sendable {
         let links = Self.pageWindow(current: page.number, count: pageCount).map { number in
             guard let number else { return PageViewModel.Navigation.Link() }
             return PageViewModel.Navigation.Link(
-                number: number, href: page.siblings[number - 1], current: number == page.number)
+                number: number, href: page.siblings[number - 1], current: number == page.number,
+                text: language.number(number))
         }
         let navigation = PageViewModel.Navigation(
             number: page.number, count: pageCount, links: links,
             previous: page.number > 1 ? page.siblings[page.number - 2] : nil,
-            next: page.number < pageCount ? page.siblings[page.number] : nil)
+            next: page.number < pageCount ? page.siblings[page.number] : nil,
+            label: language.text("page_number", ["number": language.number(page.number)]).escapableInTemplates)
         var album: Album?
         var keyword: Keyword?
         var top: Int?
@@ -378,8 +390,8 @@ struct PagePlan: Sendable {
         }
         let albumLinks = topAlbums.map { number in
             PageViewModel.AlbumLink(
-                title: albums[number].title, href: albums[number].href, photoCount: albums[number].count,
-                current: number == top)
+                title: albums[number].title, href: albums[number].href,
+                photoCount: language.number(albums[number].count), current: number == top)
         }
         // The way up, when the header does not show it all: the gallery (or the albums page),
         // then each album the album is in.
@@ -387,28 +399,33 @@ struct PagePlan: Sendable {
         if let album, album.parent != nil || hasAlbumsPage {
             breadcrumbs.append(
                 hasAlbumsPage
-                    ? PhotoPageViewModel.Link(href: Self.albumsPagePath, title: "Albums")
-                    : PhotoPageViewModel.Link(href: "index.html", title: "All photos"))
+                    ? PhotoPageViewModel.Link(href: Self.albumsPagePath, title: text("albums"))
+                    : PhotoPageViewModel.Link(href: "index.html", title: text("all_photos")))
             breadcrumbs += trail(to: album.parent)
         } else if keyword != nil {
-            breadcrumbs.append(PhotoPageViewModel.Link(href: Self.keywordsPagePath, title: "Keywords"))
+            breadcrumbs.append(PhotoPageViewModel.Link(href: Self.keywordsPagePath, title: text("keywords")))
         }
-        let heading = album?.title ?? keyword.map { "Photos with the keyword “\($0.title)”" }
+        let heading =
+            album?.title ?? keyword.map { text("keyword_heading", ["keyword": $0.title]) }
         let canonical = gallery.baseDirectory.map { ($0 + page.path).escapableInTemplates }
         let first = page.number == 1
         return PageViewModel(
-            site: PageViewModel.Site(title: siteTitle),
+            site: site,
             title: (album?.title ?? keyword?.title).map { "\($0) · \(siteTitle)" } ?? siteTitle,
             isIndex: page.kind == .all,
             photos: photos,
-            photoCount: album?.count ?? keyword?.items.count ?? gallery.items.count,
+            photoCount: language.text(
+                "photo_count", count: album?.count ?? keyword?.items.count ?? gallery.items.count
+            ).escapableInTemplates,
             page: navigation,
             // With an albums page, the header links to it instead of listing every album.
             albums: hasAlbumsPage ? [] : albumLinks,
             albumsPage: hasAlbumsPage
-                ? PageViewModel.AlbumsPageLink(href: Self.albumsPagePath, count: topAlbums.count) : nil,
+                ? PageViewModel.AlbumsPageLink(href: Self.albumsPagePath, count: language.number(topAlbums.count))
+                : nil,
             keywordsPage: hasKeywordsPage
-                ? PageViewModel.AlbumsPageLink(href: Self.keywordsPagePath, count: keywords.count) : nil,
+                ? PageViewModel.AlbumsPageLink(href: Self.keywordsPagePath, count: language.number(keywords.count))
+                : nil,
             // The intro opens the gallery's first page only.
             intro: page.kind == .all && first && !gallery.introHTML.isEmpty ? gallery.introHTML : nil,
             albumTitle: heading,
@@ -416,7 +433,8 @@ struct PagePlan: Sendable {
             albumDescription: first ? album?.descriptionHTML : nil,
             albumDownload: first
                 ? album.flatMap { gallery.albums[$0.path]?.download }.map {
-                    PhotoPageViewModel.DownloadLink($0, label: "Download the album", prefix: "")
+                    PhotoPageViewModel.DownloadLink(
+                        $0, label: language.text("download_album"), prefix: "", language: language)
                 } : nil,
             subalbums: first ? covers(of: album?.children ?? [], grid: grid) : [],
             canonical: canonical,
@@ -424,11 +442,16 @@ struct PagePlan: Sendable {
             card: {
                 let shown = album?.cover ?? page.items.first { $0.image != nil }
                 return PhotoPageViewModel.Card(
-                    path: page.path, item: shown, base: gallery.baseDirectory, alt: shown?.altText)
+                    path: page.path, item: shown, base: gallery.baseDirectory, alt: shown?.altText(in: language))
             }(),
             grid: grid,
             path: page.path
         )
+    }
+
+    /// The string `key` of the site's language, filled in, escapable.
+    func text(_ key: String, _ values: [String: String] = [:]) -> String {
+        language.text(key, values).escapableInTemplates
     }
 
     /// Links to album `number` and each album it is in, outermost first (none for nil);
@@ -496,7 +519,8 @@ struct PagePlan: Sendable {
             let offset = shown[position]
             let item = plan.gallery.items[offset]
             let slug = slugs[item.photo.index] ?? ""
-            let siteTitle = plan.gallery.title.escapableInTemplates
+            let siteTitle = plan.site.title
+            let language = plan.language
             let path = path(at: position)
             let image = item.image
             let largest = image.flatMap { image in
@@ -507,16 +531,16 @@ struct PagePlan: Sendable {
             let height = largest?.height ?? image?.height ?? 0
             let photo = PhotoViewModel(
                 for: item, slug: slug, eager: true, grid: .justified, prefix: "../",
-                sizes: PhotoPageViewModel.sizes(width: width, height: height))
+                sizes: PhotoPageViewModel.sizes(width: width, height: height), language: language)
             let albumTrail = plan.trail(to: albumsByPath[plan.albumPath(of: item)], prefix: "../")
             let card = PhotoPageViewModel.Card(path: path, item: item, base: plan.gallery.baseDirectory)
             let camera = showsCameraDetails ? image?.camera.map { $0.parts.joined(separator: " · ") } : nil
-            let heading = item.displayTitle
+            let heading = item.displayTitle(in: language)
             let model = PhotoPageViewModel(
-                site: PageViewModel.Site(title: siteTitle),
+                site: plan.site,
                 title: "\(heading) · \(siteTitle)",
                 heading: heading,
-                said: PhotoPageViewModel.Said(item, keywordPages: keywordPages, location: location),
+                said: PhotoPageViewModel.Said(item, keywordPages: keywordPages, location: location, language: language),
                 photo: photo,
                 width: width, height: height,
                 number: position + 1, count: shown.count,
@@ -525,18 +549,19 @@ struct PagePlan: Sendable {
                 previous: neighbour(position - 1),
                 next: neighbour(position + 1),
                 grid: PhotoPageViewModel.Link(
-                    href: "../\(plan.gridPagePath(ofOffset: offset))#\(slug)", title: "All photos"),
+                    href: "../\(plan.gridPagePath(ofOffset: offset))#\(slug)", title: plan.text("all_photos")),
                 camera: camera?.isEmpty == false ? camera : nil,
                 card: card,
                 canonical: card?.url,
                 structuredData: PhotoPageViewModel.ImageObject.json(
                     for: item,
                     contentUrl: largest.map { (plan.gallery.baseDirectory ?? "../") + $0.path },
-                    width: width, height: height, location: location),
+                    width: width, height: height, location: location, language: language),
                 download: item.download.map { download in
                     PhotoPageViewModel.DownloadLink(
-                        download, label: download.path.hasPrefix("images/") ? "Download" : "Download original",
-                        prefix: "../")
+                        download,
+                        label: language.text(download.path.hasPrefix("images/") ? "download" : "download_original"),
+                        prefix: "../", language: language)
                 }
             )
             return (path, model)
@@ -545,7 +570,8 @@ struct PagePlan: Sendable {
         private func neighbour(_ position: Int) -> PhotoPageViewModel.Link? {
             guard shown.indices.contains(position) else { return nil }
             let item = plan.gallery.items[shown[position]]
-            return PhotoPageViewModel.Link(href: "\(slugs[item.photo.index] ?? "").html", title: item.displayTitle)
+            return PhotoPageViewModel.Link(
+                href: "\(slugs[item.photo.index] ?? "").html", title: item.displayTitle(in: plan.language))
         }
     }
 }

@@ -6,8 +6,27 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     /// The site's own values (`site.title`).
     struct Site: Sendable, MustacheParent, Encodable {
         var title: String
+        /// The pages' language: in their fingerprints by its digest.
+        var language: SiteLanguage
+        var languageDigest: String
+        /// ``viewerText(of:)``.
+        var viewerText: String
 
-        func child(named name: String) -> Any? { name == "title" ? title : nil }
+        private enum CodingKeys: String, CodingKey {
+            case title, languageDigest
+        }
+
+        var strings: ThemeStrings { ThemeStrings(language: language) }
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "title": title
+            case "lang": language.tag
+            case "dir": language.direction
+            case "viewerText": viewerText
+            default: nil
+            }
+        }
     }
 
     /// Where this page stands among its siblings, and the links to them.
@@ -17,10 +36,12 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
             var number: Int?
             var href: String?
             var current = false
+            /// The number as the site's language writes it.
+            var text: String?
 
             func child(named name: String) -> Any? {
                 switch name {
-                case "number": number
+                case "number": text ?? number.map(String.init)
                 case "href": href
                 case "current": current
                 case "gap": number == nil
@@ -34,9 +55,12 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
         var links: [Link]
         var previous: String?
         var next: String?
+        /// `page 2`, for the title.
+        var label = ""
 
         func child(named name: String) -> Any? {
             switch name {
+            case "label": label
             case "number": number
             case "count": count
             case "hasMany": count > 1
@@ -53,7 +77,8 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     struct AlbumLink: Sendable, MustacheParent, Encodable {
         var title: String
         var href: String
-        var photoCount: Int
+        /// As the site's language writes it.
+        var photoCount: String
         var current: Bool
 
         func child(named name: String) -> Any? {
@@ -70,7 +95,8 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     /// The albums page, linked from the header when there are too many albums to list there.
     struct AlbumsPageLink: Sendable, MustacheParent, Encodable {
         var href: String
-        var count: Int
+        /// As the site's language writes it.
+        var count: String
 
         func child(named name: String) -> Any? {
             switch name {
@@ -85,7 +111,8 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     var title: String
     var isIndex: Bool
     var photos: [PhotoViewModel]
-    var photoCount: Int
+    /// `200 photos`.
+    var photoCount: String
     var page: Navigation
     /// Listed in the header (empty when they are on the albums page instead).
     var albums: [AlbumLink]
@@ -116,6 +143,7 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
         case "path": path
         case "squareGrid": grid == .square
         case "site": site
+        case "t": site.strings
         case "title": title
         case "isIndex": isIndex
         case "photos": photos
@@ -146,7 +174,8 @@ struct AlbumsPageViewModel: Sendable, MustacheParent {
         var photo: PhotoViewModel
         var albumTitle: String
         var albumHref: String
-        var photoCount: Int
+        /// As the site's language writes it.
+        var photoCount: String
 
         func child(named name: String) -> Any? {
             switch name {
@@ -167,8 +196,9 @@ struct AlbumsPageViewModel: Sendable, MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "site": site
+        case "t": site.strings
         case "title": title
-        case "albumCount": albums.count
+        case "albumCount": site.language.text("album_count", count: albums.count)
         case "albums": albums
         default: nil
         }
@@ -184,8 +214,9 @@ struct KeywordsPageViewModel: Sendable, MustacheParent {
     func child(named name: String) -> Any? {
         switch name {
         case "site": site
+        case "t": site.strings
         case "title": title
-        case "keywordCount": keywords.count
+        case "keywordCount": site.language.text("keyword_count", count: keywords.count)
         case "keywords": keywords
         default: nil
         }

@@ -127,10 +127,13 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         /// - Parameters:
         ///   - keywordPages: each keyword's page (lower-cased keyword: its path).
         ///   - location: how much of the place is shown.
-        init(_ item: GalleryItem, keywordPages: [String: String] = [:], location: LocationPrecision = .off) {
+        init(
+            _ item: GalleryItem, keywordPages: [String: String] = [:], location: LocationPrecision = .off,
+            language: SiteLanguage = .english
+        ) {
             let said = item.said
             caption = item.captionHTML ?? said.description.map(Self.paragraphs)
-            taken = said.taken.map(Self.readable)
+            taken = said.taken.map { Self.readable($0, in: language).escapableInTemplates }
             takenISO = said.taken.map { $0.local + ($0.offset ?? "") }
             keywords = said.keywords.map { keyword in
                 Keyword(title: keyword.escapableInTemplates, href: keywordPages[keyword.lowercased()])
@@ -138,7 +141,9 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
             creator = said.creator?.escapableInTemplates
             rights = said.rights?.escapableInTemplates
             licence = said.licence.map { url in
-                Link(href: url.escapableInTemplates, title: Self.licenceName(of: url).escapableInTemplates)
+                Link(
+                    href: url.escapableInTemplates,
+                    title: (Self.licenceName(of: url) ?? language.text("licence")).escapableInTemplates)
             }
             rating = said.rating
             place = Place(said.location, precision: location)
@@ -176,40 +181,36 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
             }.joined(separator: "\n")
         }
 
-        static let months = [
-            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-            "November", "December",
-        ]
-
-        /// `1 May 2024, 14:32`: the camera's own clock, as it read where the photo was taken.
-        static func readable(_ time: CaptureTime) -> String {
+        /// `1 May 2024, 14:32` in English: the camera's own clock, as it read where the photo was
+        /// taken, written as `language` writes dates.
+        static func readable(_ time: CaptureTime, in language: SiteLanguage = .english) -> String {
             let numbers = time.local.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap {
                 Int($0)
             }
-            guard numbers.count == 6 else { return time.day }
-            let clock = time.local.dropFirst(11).prefix(5)
-            return "\(numbers[2]) \(months[numbers[1] - 1]) \(numbers[0]), \(clock)"
+            guard numbers.count == 6, (1...12).contains(numbers[1]) else { return time.day }
+            return language.date(
+                year: numbers[0], month: numbers[1], day: numbers[2], time: String(time.local.dropFirst(11).prefix(5)))
         }
 
         /// `CC BY-SA 4.0` for a Creative Commons licence's address, `GPL-2.0` for a GNU one;
-        /// `Licence` for any other.
-        static func licenceName(of url: String) -> String {
+        /// nil for any other.
+        static func licenceName(of url: String) -> String? {
             let parts = url.lowercased().split(separator: "/")
-            guard let host = parts.dropFirst().first else { return "Licence" }
+            guard let host = parts.dropFirst().first else { return nil }
             // gnu.org/licenses/old-licenses/gpl-2.0.html reads `GPL-2.0`.
             if host.hasSuffix("gnu.org"), parts.contains("licenses"), let page = parts.last,
                 page.hasSuffix(".html"), page.count <= 30
             {
                 return page.dropLast(5).uppercased()
             }
-            guard host.hasSuffix("creativecommons.org") else { return "Licence" }
+            guard host.hasSuffix("creativecommons.org") else { return nil }
             if let index = parts.firstIndex(of: "licenses"), index + 1 < parts.count {
                 let kind = parts[index + 1].uppercased()
                 let version = index + 2 < parts.count ? " " + parts[index + 2] : ""
                 return "CC \(kind)\(version)"
             }
             if parts.contains("publicdomain") { return "CC0 1.0" }
-            return "Licence"
+            return nil
         }
     }
 
@@ -273,13 +274,14 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         /// The page's JSON-LD, or nil without an image. `contentUrl` is absolute with `base_url`,
         /// else relative to the page.
         static func json(
-            for item: GalleryItem, contentUrl: String?, width: Int, height: Int, location: LocationPrecision = .off
+            for item: GalleryItem, contentUrl: String?, width: Int, height: Int, location: LocationPrecision = .off,
+            language: SiteLanguage = .english
         ) -> String? {
             guard let contentUrl else { return nil }
             let said = item.said
             let object = ImageObject(
                 contentUrl: contentUrl, width: width, height: height,
-                name: said.title ?? "Photo \(item.photo.index + 1)",
+                name: said.title ?? language.text("photo_number", ["number": language.number(item.photo.index + 1)]),
                 caption: said.description, dateCreated: said.taken.map { $0.local + ($0.offset ?? "") },
                 keywords: said.keywords.isEmpty ? nil : said.keywords.joined(separator: ", "),
                 creator: said.creator.map { Person(name: $0) }, copyrightNotice: said.rights, license: said.licence,
@@ -357,11 +359,15 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         var details: String
 
         /// `prefix` leads from the page to the output folder (`../` from a photo page).
-        init(_ download: Download, label: String, prefix: String) {
+        init(_ download: Download, label: String, prefix: String, language: SiteLanguage = .english) {
             href = prefix + download.path
             fileName = download.fileName.escapableInTemplates
-            self.label = label
-            details = "\(download.kind), \(download.sizeText)"
+            self.label = label.escapableInTemplates
+            details =
+                language.list(
+                    [download.kind] + (download.photoCount.map { [language.text("photo_count", count: $0)] } ?? [])
+                        + [language.byteSize(download.byteCount)]
+                ).escapableInTemplates
         }
 
         func child(named name: String) -> Any? {
@@ -378,6 +384,7 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
     func child(named name: String) -> Any? {
         switch name {
         case "site": site
+        case "t": site.strings
         case "title": title
         case "heading": heading
         case "said": said.isEmpty ? nil : said
@@ -387,6 +394,14 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         case "height": height
         case "number": number
         case "count": count
+        case "position":
+            site.language.text(
+                "position", ["number": site.language.number(number), "count": site.language.number(count)])
+        // The text either side of the date and of the place (`Taken {date}`), which are elements.
+        case "takenBefore": site.language.around("taken", "date").before
+        case "takenAfter": site.language.around("taken", "date").after
+        case "placeBefore": site.language.around("taken_at", "place").before
+        case "placeAfter": site.language.around("taken_at", "place").after
         case "album": album
         case "albumTrail": albumTrail
         case "hasAlbumTrail": !albumTrail.isEmpty

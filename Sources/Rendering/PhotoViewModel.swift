@@ -73,6 +73,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     /// The tile's own markup, once rendered with `photo.mustache`: made from the values above,
     /// so not part of a page's fingerprint.
     var html = ""
+    /// For the tile's strings (`{{t.source}}`); a page's fingerprint has it through its site.
+    private var language: SiteLanguage
 
     private enum CodingKeys: String, CodingKey {
         case title, alt, caption, link, image, failure
@@ -85,10 +87,11 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     ///   - captions: which tiles show their title.
     init(
         for item: GalleryItem, slug: String?, eager: Bool, grid: GridStyle, prefix: String = "", sizes: String? = nil,
-        captions: TileCaptions = .always
+        captions: TileCaptions = .always, language: SiteLanguage = .english
     ) {
+        self.language = language
         title = (item.said.title ?? "").escapableInTemplates
-        alt = item.altText
+        alt = item.altText(in: language)
         switch captions {
         case .always: caption = title
         case .never: caption = nil
@@ -138,6 +141,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
         case "image": image
         case "failure": failure
         case "html": html
+        case "t": ThemeStrings(language: language)
         default: nil
         }
     }

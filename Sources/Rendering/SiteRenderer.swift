@@ -29,12 +29,15 @@ package struct SiteRenderer: Sendable {
         package var albums: AlbumSource
         /// Which tiles show their title (`tile_captions:`).
         package var tileCaptions: TileCaptions
+        /// The pages' language and strings (`language:`, `strings:`).
+        package var language: SiteLanguage
 
         package init(
             themeDirectory: URL? = nil, pageSize: Int = 60, eagerCount: Int = 4, grid: GridStyle = .justified,
             showsCameraDetails: Bool = false, keywordPages: Bool = true, location: LocationPrecision = .off,
-            albums: AlbumSource = .feed, tileCaptions: TileCaptions = .auto
+            albums: AlbumSource = .feed, tileCaptions: TileCaptions = .auto, language: SiteLanguage = .english
         ) {
+            self.language = language
             self.themeDirectory = themeDirectory
             self.pageSize = pageSize
             self.eagerCount = eagerCount
@@ -191,7 +194,8 @@ package struct SiteRenderer: Sendable {
         }
         let plan = PagePlan(
             gallery: gallery, pageSize: max(1, configuration.pageSize), keywordPages: configuration.keywordPages,
-            albums: configuration.albums)
+            albums: configuration.albums, language: configuration.language)
+        let language = configuration.language
         let eagerCount = configuration.eagerCount
         let grid = configuration.grid
         let tileCaptions = configuration.tileCaptions
@@ -212,7 +216,7 @@ package struct SiteRenderer: Sendable {
                         let photos = page.items.enumerated().map { offset, item in
                             PhotoViewModel(
                                 for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid,
-                                captions: tileCaptions)
+                                captions: tileCaptions, language: language)
                         }
                         var model = plan.model(for: page, photos: photos, grid: grid)
                         let fingerprint = PageFingerprint.of(model, path: page.path, salt: salt["page"] ?? [])
@@ -336,7 +340,7 @@ package struct SiteRenderer: Sendable {
     private func feeds(gallery: Gallery, plan: PagePlan, slugs: [Int: String]) throws(RenderingError)
         -> [RenderedFile]
     {
-        let model = FeedViewModel(gallery: gallery, slugs: slugs)
+        let model = FeedViewModel(gallery: gallery, slugs: slugs, language: configuration.language)
         var files: [RenderedFile] = []
         for (template, path) in [("atom", FeedViewModel.atomPath), ("jsonfeed", FeedViewModel.jsonFeedPath)] {
             guard let text = templates.render(model, template) else {

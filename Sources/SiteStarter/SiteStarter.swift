@@ -248,6 +248,7 @@ package struct SiteStarter: Sendable {
 
             output: public               # the site
             cache: .gallerygen-cache     # downloads and thumbnails kept between builds; CI keeps it too
+            # language: de               # the pages' language: de, fr, es, ja, ar, ... (docs/languages.md)
             # grid: square               # square tiles instead of justified rows
             # exif: true                 # photo pages show what the camera recorded (never where)
             # max_failures: 0            # fail the build when more photos than this fail

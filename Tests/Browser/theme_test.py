@@ -29,7 +29,11 @@ whole or hung up, and checks in headless Chromium:
    an album page a zip of the album (`downloads: original`), each fetched whole;
 9. axe-core finds no serious or critical violation on the grid, a photo page (one of them with a
    caption, keywords and a licence read from the photo's XMP), the open viewer, an album page
-   with an album inside it, a keyword page and the keywords page.
+   with an album inside it, a keyword page and the keywords page;
+10. built in Arabic and in Japanese (`language:`), the page says its language and direction, the
+   viewer's labels and counter are in it (Arabic-Indic digits), right to left the first tile is at
+   the right, the previous button right of the next one and the left arrow key goes to the next
+   photo, and axe-core finds nothing serious or critical on the grid, viewer and a photo page.
 
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
 With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md and the README show there: the grid,
@@ -911,10 +915,75 @@ def main():
                   f"{len(bad)} serious or critical" + (f": {[v['id'] for v in bad]}" if bad else "")
                   + (f"; lesser: {others}" if others else ""))
         server.shutdown()
+
+        # 10. Other languages: Arabic (right to left) and Japanese, built from the same site.
+        languages(binary, folder)
     passed = sum(results)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def languages(binary, folder):
+    """The site in Arabic and in Japanese: the page's lang and dir, the viewer's labels and numbers in
+    the language, the arrow keys mirrored right to left, and axe-core clean in every state."""
+    config = os.path.join(folder, "gallery.yml")
+    original = open(config).read()
+    for tag in ("ar", "ja"):
+        with open(config, "w") as handle:
+            handle.write(original + f"language: {tag}\n")
+        build = subprocess.run([binary, "build", folder], capture_output=True, text=True)
+        if build.returncode != 0:
+            raise SystemExit(f"gallerygen build ({tag}) failed: {build.stderr}")
+        server, url = serve(os.path.join(folder, "public"), Recorder())
+        driver = browser(1280, 800)
+        scans = {}
+        try:
+            open_page(driver, url)
+            lang, direction = driver.execute_script(
+                "return [document.documentElement.lang, document.documentElement.dir]")
+            check(f"{tag}: the page says its language and direction", (lang, direction) ==
+                  (tag, "rtl" if tag == "ar" else "ltr"), f"{lang} {direction}")
+            scans["grid"] = axe_scan(driver)
+            first = driver.execute_script(
+                "const g = document.querySelector('.gallery').getBoundingClientRect(),"
+                " t = document.querySelector('.gallery li.photo').getBoundingClientRect();"
+                " return [t.left - g.left, g.right - t.right]")
+            if tag == "ar":
+                check("ar: the first tile is at the right of the first row", abs(first[1]) < 2 and first[0] > 100,
+                      f"{first}")
+            links = driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+            links[0].click()
+            wait_until(lambda: driver.execute_script("return document.querySelector('dialog.viewer').open"))
+            time.sleep(0.4)
+            state = driver.execute_script(
+                "const d = document.querySelector('dialog.viewer');"
+                " const box = s => d.querySelector(s).getBoundingClientRect();"
+                " return [d.getAttribute('aria-label'), d.querySelector('.close').getAttribute('aria-label'),"
+                " d.querySelector('.position').textContent, box('.prev').left, box('.next').left]")
+            expected = {"ar": ("عارض الصور", "إغلاق", "١ من " + "".join("٠١٢٣٤٥٦٧٨٩"[int(c)] for c in str(len(links)))),
+                        "ja": ("写真ビューア", "閉じる", f"1 / {len(links)}")}[tag]
+            check(f"{tag}: the viewer's labels and counter are in the language", tuple(state[:3]) == expected,
+                  f"{state[:3]}")
+            scans["viewer"] = axe_scan(driver)
+            forward = "ArrowLeft" if tag == "ar" else "ArrowRight"
+            ActionChains(driver).send_keys(Keys.ARROW_LEFT if forward == "ArrowLeft" else Keys.ARROW_RIGHT).perform()
+            moved = wait_until(lambda: driver.execute_script(
+                "return document.querySelector('.viewer .position').textContent") != state[2], timeout=5)
+            if tag == "ar":
+                check("ar: the left arrow key goes to the next photo, and the previous button is at the right",
+                      moved and state[3] > state[4], f"moved {moved}, prev at {state[3]}, next at {state[4]}")
+            photo = links[1].get_attribute("href")
+            open_page(driver, photo)
+            scans["photo page"] = axe_scan(driver)
+        finally:
+            driver.quit()
+            server.shutdown()
+        for name, violations in scans.items():
+            bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
+            check(f"{tag}: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
+    with open(config, "w") as handle:
+        handle.write(original)
 
 
 def axe_scan(driver):

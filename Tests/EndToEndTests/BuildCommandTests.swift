@@ -43,11 +43,14 @@ import Testing
         #expect(run.standardError.contains("entry 1: image URL \"javascript:alert(document.cookie)\""))
         for page in site.folder.allFiles(under: "public") where page.hasSuffix(".html") {
             let html = try String(contentsOf: site.folder.file("public/\(page)"), encoding: .utf8)
-            // The theme's one script is its viewer, by address; no script from the feed.
+            // The theme's one script is its viewer, by address, with its strings as JSON; no script
+            // from the feed.
             let scripts = html.components(separatedBy: "<script").count - 1
             let theme = html.components(separatedBy: "<script src=\"").count - 1
             let structured = html.components(separatedBy: "<script type=\"application/ld+json\">").count - 1
-            #expect(scripts == theme + structured)
+            let strings =
+                html.components(separatedBy: "<script type=\"application/json\" id=\"viewer-text\">").count - 1
+            #expect(scripts == theme + structured + strings)
             #expect(!html.contains("<script>"))
             #expect(!html.lowercased().contains("javascript:"))
             #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))

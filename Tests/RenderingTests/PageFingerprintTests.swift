@@ -107,7 +107,7 @@ import Testing
         let image = try #require(item.image)
         let labels = { (value: Any) in Mirror(reflecting: value).children.compactMap(\.label) }
         #expect(labels(item) == ["photo", "image", "failure", "sourceName", "captionHTML", "download"])
-        #expect(labels(try #require(item.download)) == ["path", "fileName", "byteCount", "kind"])
+        #expect(labels(try #require(item.download)) == ["path", "fileName", "byteCount", "kind", "photoCount"])
         #expect(
             labels(item.photo) == [
                 "index", "id", "title", "source", "albumPath", "link", "date", "hasFeedID", "titleIsFileName",

@@ -10,7 +10,7 @@ struct ConfigReader {
         "exif", "location", "downloads", "albums", "keyword_pages", "grid", "tile_captions", "sort", "host_files",
         "seed",
         "remote_cache",
-        "follow_symlinks",
+        "follow_symlinks", "language", "strings",
     ]
     static let feedKeys = ["url", "format", "fields"]
     static let fieldKeys = [
@@ -116,6 +116,7 @@ struct ConfigReader {
             try choice(
                 "sort", use: "feed (the feed's order), name (by file name), oldest or newest (by the time taken)")
             ?? .feed
+        config.language = try language(tag: top["language"], strings: top["strings"])
         if config.title.cleanedLine().isVisiblyEmpty {
             throw error(at: titleNode, "`title` is empty (it shows nothing); give the gallery a name")
         }
@@ -164,6 +165,53 @@ struct ConfigReader {
             )
         }
         return settings
+    }
+
+    /// `language:` (a BCP 47 tag) with the theme's strings the site gives under `strings:`.
+    private func language(tag tagNode: Node?, strings stringsNode: Node?) throws(ConfigError) -> SiteLanguage {
+        let tag = try tagNode.map { node throws(ConfigError) in try string(node, key: "language") } ?? "en"
+        if let tagNode, !SiteLanguage.isWellFormed(tag) {
+            throw error(
+                at: tagNode,
+                "`language` is \"\(tag)\", which is no language tag; write one such as en, de, pt-BR or zh-Hans "
+                    + "(built in: \(SiteLanguage.builtInLanguages.joined(separator: ", ")))")
+        }
+        var overrides: [StringOverride] = []
+        if let stringsNode {
+            let keys = try mapping(stringsNode, what: "`strings`", keys: SiteLanguage.stringKeys)
+            for key in keys.keys.sorted() {
+                guard let node = keys[key] else { continue }
+                let name = "strings.\(key)"
+                if key == "months" {
+                    let names = try sequence(node, key: name).map { item throws(ConfigError) in
+                        try string(item, key: name)
+                    }
+                    overrides.append(StringOverride(key: key, forms: [], list: names, location: location(of: node)))
+                } else if let forms = node.mapping {
+                    var given: [(category: String?, text: String)] = []
+                    for (categoryNode, text) in forms {
+                        given.append(
+                            (
+                                try string(categoryNode, key: name),
+                                try string(text, key: "\(name).\(categoryNode.string ?? "")")
+                            ))
+                    }
+                    overrides.append(
+                        StringOverride(
+                            key: key, forms: given.sorted { ($0.category ?? "") < ($1.category ?? "") },
+                            location: location(of: node)))
+                } else {
+                    overrides.append(
+                        StringOverride(
+                            key: key, forms: [(nil, try string(node, key: name))], location: location(of: node)))
+                }
+            }
+        }
+        do {
+            return try SiteLanguage(tag: tag, overrides: overrides)
+        } catch {
+            throw ConfigError(.invalidValue, file: name, location: error.location, error.message)
+        }
     }
 
     private func images(_ node: Node) throws(ConfigError) -> ImageSettings {

@@ -246,7 +246,7 @@ extension BuildSession {
             let title = ZipArchive.entryName([album.title])
             gallery.albums[album.path, default: AlbumDetails()].download = Download(
                 path: path, fileName: (title.isEmpty ? "album" : title) + ".zip", byteCount: size,
-                kind: "ZIP, \(entries.count) photo\(entries.count == 1 ? "" : "s")")
+                kind: "ZIP", photoCount: entries.count)
             files.append(OutputFile(path: path, content: .made(size: size) { target in try archive.write(to: target) }))
         }
         return files

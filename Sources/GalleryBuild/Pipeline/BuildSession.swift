@@ -110,7 +110,8 @@ struct BuildSession: Sendable {
                 configuration: SiteRenderer.Configuration(
                     themeDirectory: layout.themeDirectory, pageSize: config.pageSize, grid: config.grid,
                     showsCameraDetails: config.showsCameraDetails, keywordPages: config.keywordPages,
-                    location: config.location, albums: config.albums, tileCaptions: config.tileCaptions)
+                    location: config.location, albums: config.albums, tileCaptions: config.tileCaptions,
+                    language: config.language)
             )
         } catch {
             throw BuildError(.theme, underlying: error)
@@ -159,6 +160,16 @@ struct BuildSession: Sendable {
         if let cacheWarning {
             report.warnings.append(cacheWarning)
             events(.warning(cacheWarning))
+        }
+        let untranslated = config.language.untranslated
+        if !untranslated.isEmpty {
+            let warning =
+                "language \(config.language.tag): gallerygen has no strings of its own in it, so "
+                + "\(untranslated.count) of the theme's strings are in English (\(untranslated.prefix(4).joined(separator: ", "))"
+                + (untranslated.count > 4 ? ", ..." : "")
+                + "); give them under `strings:` in gallery.yml (docs/languages.md lists them)"
+            report.warnings.append(warning)
+            events(.warning(warning))
         }
         // Last: only a build that ended clean, its cache written and evicted, vouches for its site.
         if let upToDate { await saveUpToDate(upToDate, report: report, feedSHA256: feedSHA256) }

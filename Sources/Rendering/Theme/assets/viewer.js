@@ -6,12 +6,17 @@
 (function () {
   "use strict";
   var doc = document;
+  /* Right to left (Arabic, Hebrew): the next photo is to the left, so the arrow keys and swipes
+     are mirrored. */
+  var rtl = (doc.documentElement.getAttribute("dir") || "").toLowerCase() === "rtl";
+  var back = rtl ? "ArrowRight" : "ArrowLeft";
 
   /* On a photo page: the arrow keys follow its previous and next links, Escape its way back. */
   if (doc.body && doc.body.classList.contains("photo-page")) {
     doc.addEventListener("keydown", function (event) {
       if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
-      var selector = { ArrowLeft: 'a[rel="prev"]', ArrowRight: 'a[rel="next"]', Escape: "a.back" }[event.key];
+      var key = event.key === "ArrowLeft" || event.key === "ArrowRight" ? (event.key === back ? "prev" : "next") : event.key;
+      var selector = { prev: 'a[rel="prev"]', next: 'a[rel="next"]', Escape: "a.back" }[key];
       var link = selector && doc.querySelector(".photo-nav " + selector);
       if (link) location.href = link.href;
     });
@@ -61,10 +66,20 @@
     return photo.sets[photo.sets.length - 1];
   }
 
+  /* The page's language: the viewer's labels and how it writes numbers (the build's
+     #viewer-text; English when a theme has none). */
+  var words = {};
+  try { words = JSON.parse(doc.getElementById("viewer-text").textContent); } catch (error) { words = {}; }
+  function number(value) {
+    var text = String(value);
+    if (text.length >= 3 + (+words.grouping || 1)) text = text.replace(/\B(?=(\d{3})+$)/g, words.group || ",");
+    return words.digits ? text.replace(/\d/g, function (digit) { return words.digits.charAt(+digit); }) : text;
+  }
+
   var dialog = doc.createElement("dialog");
   dialog.className = "viewer";
   dialog.tabIndex = -1;
-  dialog.setAttribute("aria-label", "Photo viewer");
+  dialog.setAttribute("aria-label", words.viewer || "Photo viewer");
   /* One frame holds it all: what goes full screen (a dialog itself may not). */
   dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
     '<div class="bar">' +
@@ -93,6 +108,14 @@
   var zoomButton = dialog.querySelector(".zoom");
   var playButton = dialog.querySelector(".play");
   var fullButton = dialog.querySelector(".full");
+  [["prev", "previous_photo"], ["next", "next_photo"], ["info", "caption"], ["zoom", "zoom"], ["play", "slideshow"],
+    ["full", "full_screen"], ["close", "close"]].forEach(function (pair) {
+    if (words[pair[1]]) dialog.querySelector("." + pair[0]).setAttribute("aria-label", words[pair[1]]);
+  });
+  if (rtl) {
+    previousButton.textContent = "\u2192";
+    nextButton.textContent = "\u2190";
+  }
 
   function reduced() {
     return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
@@ -398,7 +421,8 @@
     place(photo, entry.rendition);
     captionLink.textContent = photo.title || photo.alt;
     captionLink.href = photo.page;
-    position.textContent = index + 1 + " of " + photos.length;
+    position.textContent = (words.position || "{number} of {count}").replace("{number}", number(index + 1))
+      .replace("{count}", number(photos.length));
     previousButton.disabled = index === 0;
     nextButton.disabled = index === photos.length - 1;
     entry.promise.then(function (result) {
@@ -516,8 +540,10 @@
     /* Enter or Space on a button is that button's click (the slideshow's own included). */
     if ((event.key === "Enter" || event.key === " ") && event.target && event.target.tagName === "BUTTON") return;
     stopSlideshow();
-    if (event.key === "ArrowLeft") { event.preventDefault(); move(-1); }
-    else if (event.key === "ArrowRight") { event.preventDefault(); move(1); }
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      event.preventDefault();
+      move(event.key === back ? -1 : 1);
+    }
     else if (event.key === "Home") { event.preventDefault(); move(-current); }
     else if (event.key === "End") { event.preventDefault(); move(photos.length - 1 - current); }
     else if (event.key === "+" || event.key === "=") { event.preventDefault(); zoomTo(zoom.scale * 1.5); }
@@ -571,7 +597,7 @@
     start = null;
     if (!begun) return;
     var dx = event.clientX - begun.x, dy = event.clientY - begun.y;
-    if (zoom.scale === 1 && Math.abs(dx) >= 40 && Math.abs(dx) > Math.abs(dy)) { move(dx < 0 ? 1 : -1); return; }
+    if (zoom.scale === 1 && Math.abs(dx) >= 40 && Math.abs(dx) > Math.abs(dy)) { move((dx < 0) !== rtl ? 1 : -1); return; }
     /* A finger dragging the photo down closes it. */
     if (zoom.scale === 1 && event.pointerType === "touch" && dy >= 80 && dy > Math.abs(dx)) { close(); return; }
     if (event.pointerType === "touch" && Math.abs(dx) < 10 && Math.abs(dy) < 10) {
