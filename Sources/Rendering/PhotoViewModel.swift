@@ -73,11 +73,22 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     /// The tile's own markup, once rendered with `photo.mustache`: made from the values above,
     /// so not part of a page's fingerprint.
     var html = ""
+    /// On a grid page, the tile's wave (`w0`, `w1`, `w2`: its place on the page, in runs of
+    /// ``waveLength``), by which style.css shows rows while the page is still arriving.
+    var wave: String?
     /// For the tile's strings (`{{t.source}}`); a page's fingerprint has it through its site.
     private var language: SiteLanguage
 
     private enum CodingKeys: String, CodingKey {
-        case title, alt, caption, link, image, failure
+        case title, alt, caption, link, image, failure, wave
+    }
+
+    /// Tiles in a wave: more than a row of the justified grid holds.
+    static let waveLength = 24
+
+    /// The wave of the tile at `offset` on its page: runs of ``waveLength`` tiles, named in turn.
+    static func wave(at offset: Int) -> String {
+        "w\(offset / waveLength % 3)"
     }
 
     /// - Parameters:
@@ -141,6 +152,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
         case "image": image
         case "failure": failure
         case "html": html
+        case "wave": wave
         case "t": ThemeStrings(language: language)
         default: nil
         }

@@ -214,9 +214,11 @@ package struct SiteRenderer: Sendable {
                     await part.concurrentMap { page in
                         if let fingerprint = kept?(page.path) { return .unchanged(page.path, fingerprint) }
                         let photos = page.items.enumerated().map { offset, item in
-                            PhotoViewModel(
+                            var tile = PhotoViewModel(
                                 for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid,
                                 captions: tileCaptions, language: language)
+                            tile.wave = PhotoViewModel.wave(at: offset)
+                            return tile
                         }
                         var model = plan.model(for: page, photos: photos, grid: grid)
                         let fingerprint = PageFingerprint.of(model, path: page.path, salt: salt["page"] ?? [])

@@ -295,6 +295,10 @@ def tile_renditions(driver, slug):
 def open_page(driver, url):
     driver.get(url)
     wait_until(lambda: driver.execute_script("return document.readyState") == "complete")
+    # A grid page starts its viewer after the load event (assets/start.js): wait for it.
+    wait_until(lambda: driver.execute_script(
+        "return !document.querySelector('script[src$=\"start.js\"]') || !!document.querySelector('dialog.viewer')"
+        " || !document.querySelector('.gallery a[data-full]')"), timeout=10)
 
 
 ROWS = """

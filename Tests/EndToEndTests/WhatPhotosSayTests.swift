@@ -357,7 +357,7 @@ import Testing
         // Keywords from XMP, IPTC and a sidecar, told apart without regard to case.
         let fjord = try read("keyword-fjord.html")
         #expect(fjord.contains("Photos with the keyword “fjord”"))
-        #expect(fjord.components(separatedBy: #"class="photo""#).count - 1 == 2)
+        #expect(fjord.components(separatedBy: #"class="photo w"#).count - 1 == 2)
         for path in ["keyword-harbour.html", "keyword-sidecar.html", "keyword-city.html", "keywords.html"] {
             #expect(FileManager.default.fileExists(atPath: site.folder.file("public/\(path)").path), "\(path)")
         }

@@ -133,8 +133,8 @@ import Testing
         #expect(!result.failsBuild(strict: false))
         #expect(result.failsBuild(strict: true))
         let html = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
-        #expect(html.contains("class=\"photo failed\""))
-        #expect(html.components(separatedBy: "class=\"photo\"").count - 1 == 2)
+        #expect(html.contains("class=\"photo failed w0\""))
+        #expect(html.components(separatedBy: "class=\"photo w").count - 1 == 2)
     }
 
     @Test func maxFailuresDecidesWithoutStrict() async throws {

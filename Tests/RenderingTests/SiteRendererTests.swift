@@ -83,14 +83,28 @@ import Testing
         #expect(
             files.map(\.path) == [
                 "index.html", "page-2.html", "album-coast.html", "album-hills.html", "photos/harbour-1.html",
-                "photos/ridge-2.html", "feed.xml", "feed.json", "sitemap.xml", "assets/style.css",
-                "assets/viewer.js",
+                "photos/ridge-2.html", "feed.xml", "feed.json", "sitemap.xml", "assets/start.js",
+                "assets/style.css", "assets/viewer.js",
             ])
         for name in [
             "index.html", "page-2.html", "album-coast.html", "photos/ridge-2.html", "feed.xml", "feed.json",
             "sitemap.xml",
         ] {
             try assertGolden(try page(files, name), named: name.replacingOccurrences(of: "/", with: "-"))
+        }
+    }
+
+    /// Runs of 24 tiles named w0, w1, w2 in turn on each page: style.css shows a tile while the page
+    /// arrives once the run after next has begun (docs/themes.md).
+    @Test func tilesComeInWavesOfTwentyFourOnEachPage() async throws {
+        let items = (0..<100).map { Self.item($0) }
+        let files = try await renderer(pageSize: 75).render(
+            Gallery(title: "G", introHTML: "", baseURL: nil, items: items))
+        for (name, count) in [("index.html", 75), ("page-2.html", 25)] {
+            let waves = try page(files, name).components(separatedBy: #"<li class="photo "#).dropFirst().map {
+                String($0.prefix(2))
+            }
+            #expect(waves == (0..<count).map { "w\($0 / 24 % 3)" }, "\(name)")
         }
     }
 
@@ -114,12 +128,13 @@ import Testing
             if offset < 4 {
                 #expect(tag.contains(#"loading="eager" fetchpriority="high""#), "first row is eager")
             } else {
-                #expect(tag.contains(#"loading="lazy""#) && !tag.contains("fetchpriority"), "the rest is lazy")
+                // The rest is lazy, and low in priority: those in view wait behind the first row.
+                #expect(tag.contains(#"loading="lazy" fetchpriority="low""#), "the rest is lazy")
             }
         }
         #expect(
             html.contains(
-                #"<li class="photo" id="photo-1-1" style="--ar:1.3333"><figure><a href="photos/photo-1-1.html" data-full="images/h0-960.webp">"#
+                #"<li class="photo w0" id="photo-1-1" style="--ar:1.3333"><figure><a href="photos/photo-1-1.html" data-full="images/h0-960.webp">"#
             ),
             "links to the photo page, names the largest")
     }
