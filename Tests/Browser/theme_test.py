@@ -38,7 +38,7 @@ whole or hung up, and checks in headless Chromium:
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
 With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md and the README show there: the grid,
 the viewer, a photo page and an album page at 1280x800, and the grid, a photo page and the viewer
-at 390x844 and in dark mode at 1280x800.
+at 390x844 and in dark mode at 1280x800, and the grid and the viewer in Arabic at 1280x800.
 Prints one line per check and `N passed, N failed`; exits 1 if any check failed.
 """
 import base64
@@ -921,14 +921,14 @@ def main():
         server.shutdown()
 
         # 10. Other languages: Arabic (right to left) and Japanese, built from the same site.
-        languages(binary, folder)
+        languages(binary, folder, shots)
     passed = sum(results)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
 
-def languages(binary, folder):
+def languages(binary, folder, shots=None):
     """The site in Arabic and in Japanese: the page's lang and dir, the viewer's labels and numbers in
     the language, the arrow keys mirrored right to left, and axe-core clean in every state."""
     config = os.path.join(folder, "gallery.yml")
@@ -949,6 +949,10 @@ def languages(binary, folder):
             check(f"{tag}: the page says its language and direction", (lang, direction) ==
                   (tag, "rtl" if tag == "ar" else "ltr"), f"{lang} {direction}")
             scans["grid"] = axe_scan(driver)
+            if shots and tag == "ar":
+                driver.execute_script("window.scrollTo(0, 0)")
+                time.sleep(0.5)
+                driver.save_screenshot(os.path.join(shots, "grid-1280-ar.png"))
             first = driver.execute_script(
                 "const g = document.querySelector('.gallery').getBoundingClientRect(),"
                 " t = document.querySelector('.gallery li.photo').getBoundingClientRect();"
@@ -970,6 +974,8 @@ def languages(binary, folder):
             check(f"{tag}: the viewer's labels and counter are in the language", tuple(state[:3]) == expected,
                   f"{state[:3]}")
             scans["viewer"] = axe_scan(driver)
+            if shots and tag == "ar":
+                driver.save_screenshot(os.path.join(shots, "viewer-1280-ar.png"))
             forward = "ArrowLeft" if tag == "ar" else "ArrowRight"
             ActionChains(driver).send_keys(Keys.ARROW_LEFT if forward == "ArrowLeft" else Keys.ARROW_RIGHT).perform()
             moved = wait_until(lambda: driver.execute_script(
