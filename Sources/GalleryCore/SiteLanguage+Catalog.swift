@@ -66,7 +66,7 @@ extension SiteLanguage {
                 "album_count.one": "{count} Album", "album_count.other": "{count} Alben",
                 "keyword_count.one": "{count} Schlagwort", "keyword_count.other": "{count} Schlagwörter",
                 "keyword_heading": "Fotos mit dem Schlagwort „{keyword}“", "taken": "Aufgenommen am {date}",
-                "taken_at": "Aufgenommen bei {place}", "date": "{day}. {month} {year}", "date_time": "{date}, {time}",
+                "taken_at": "Aufnahmeort: {place}", "date": "{day}. {month} {year}", "date_time": "{date} um {time}",
                 "download": "Herunterladen", "download_original": "Original herunterladen",
                 "download_album": "Album herunterladen", "kilobytes": "{size} kB", "megabytes": "{size} MB",
                 "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Foto {number}",
@@ -104,7 +104,7 @@ extension SiteLanguage {
                 "janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
                 "novembre", "décembre",
             ],
-            numbers: NumberStyle(decimal: ",", group: "\u{202F}"), plural: .french),
+            numbers: NumberStyle(decimal: ",", group: "\u{202F}"), plural: .french, firstDay: "1er"),
         "es": Catalog(
             texts: [
                 "skip_to_photos": "Ir a las fotos", "all_photos": "Todas las fotos", "albums": "Álbumes",
@@ -141,8 +141,9 @@ extension SiteLanguage {
                 "photo_count.one": "{count} foto", "photo_count.other": "{count} foto",
                 "album_count.one": "{count} album", "album_count.other": "{count} album",
                 "keyword_count.one": "{count} parola chiave", "keyword_count.other": "{count} parole chiave",
-                "keyword_heading": "Foto con la parola chiave “{keyword}”", "taken": "Scattata il {date}",
-                "taken_at": "Scattata a {place}", "date": "{day} {month} {year}", "date_time": "{date}, {time}",
+                "keyword_heading": "Foto con la parola chiave “{keyword}”", "taken": "Data dello scatto: {date}",
+                "taken_at": "Luogo dello scatto: {place}", "date": "{day} {month} {year}",
+                "date_time": "{date}, {time}",
                 "download": "Scarica", "download_original": "Scarica l’originale",
                 "download_album": "Scarica l’album", "kilobytes": "{size} kB", "megabytes": "{size} MB",
                 "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Foto {number}",
@@ -167,7 +168,7 @@ extension SiteLanguage {
                 "album_count.one": "{count} album", "album_count.other": "{count} albums",
                 "keyword_count.one": "{count} trefwoord", "keyword_count.other": "{count} trefwoorden",
                 "keyword_heading": "Foto’s met het trefwoord ‘{keyword}’", "taken": "Gemaakt op {date}",
-                "taken_at": "Gemaakt bij {place}", "date": "{day} {month} {year}", "date_time": "{date} om {time}",
+                "taken_at": "Locatie: {place}", "date": "{day} {month} {year}", "date_time": "{date} om {time}",
                 "download": "Downloaden", "download_original": "Origineel downloaden",
                 "download_album": "Album downloaden", "kilobytes": "{size} kB", "megabytes": "{size} MB",
                 "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Foto {number}",
@@ -211,7 +212,7 @@ extension SiteLanguage {
                 "keywords": "Ключевые слова", "albums_in_album": "Альбомы в этом альбоме", "no_cover": "Нет обложки",
                 "image_unavailable": "Изображение недоступно", "breadcrumb": "Навигационная цепочка",
                 "pages": "Страницы", "previous_page": "Назад", "next_page": "Вперёд", "photos": "Фотографии",
-                "source": "Источник", "made_with": "сделано в gallerygen", "page_number": "страница {number}",
+                "source": "Источник", "made_with": "создано с помощью gallerygen", "page_number": "страница {number}",
                 "position": "{number} из {count}",
                 "photo_count.one": "{count} фотография", "photo_count.few": "{count} фотографии",
                 "photo_count.many": "{count} фотографий",
@@ -243,7 +244,7 @@ extension SiteLanguage {
                 "made_with": "gallerygen で作成", "page_number": "{number}ページ", "position": "{number} / {count}",
                 "photo_count.other": "写真{count}枚", "album_count.other": "アルバム{count}件",
                 "keyword_count.other": "キーワード{count}件", "keyword_heading": "キーワード「{keyword}」の写真",
-                "taken": "撮影日時: {date}", "taken_at": "撮影場所: {place}",
+                "taken": "撮影日時：{date}", "taken_at": "撮影場所：{place}",
                 "date": "{year}年{month_number}月{day}日", "date_time": "{date} {time}", "download": "ダウンロード",
                 "download_original": "元の画像をダウンロード", "download_album": "アルバムをダウンロード",
                 "kilobytes": "{size} kB", "megabytes": "{size} MB", "gigabytes": "{size} GB", "separator": "、",
@@ -258,7 +259,7 @@ extension SiteLanguage {
             texts: [
                 "skip_to_photos": "跳到照片", "all_photos": "全部照片", "albums": "相册", "keywords": "关键词",
                 "albums_in_album": "此相册中的相册", "no_cover": "无封面", "image_unavailable": "图片无法显示",
-                "breadcrumb": "导航路径", "pages": "页面", "previous_page": "上一页", "next_page": "下一页",
+                "breadcrumb": "导航路径", "pages": "分页", "previous_page": "上一页", "next_page": "下一页",
                 "photos": "照片", "source": "来源", "made_with": "由 gallerygen 制作", "page_number": "第 {number} 页",
                 "position": "{number} / {count}", "photo_count.other": "{count} 张照片",
                 "album_count.other": "{count} 个相册", "keyword_count.other": "{count} 个关键词",
@@ -280,13 +281,13 @@ extension SiteLanguage {
                 "previous_page": "السابقة", "next_page": "التالية", "photos": "الصور", "source": "المصدر",
                 "made_with": "صُنع باستخدام gallerygen", "page_number": "الصفحة {number}",
                 "position": "{number} من {count}",
-                "photo_count.zero": "{count} صورة", "photo_count.one": "صورة واحدة", "photo_count.two": "صورتان",
+                "photo_count.zero": "لا توجد صور", "photo_count.one": "صورة واحدة", "photo_count.two": "صورتان",
                 "photo_count.few": "{count} صور", "photo_count.many": "{count} صورة",
                 "photo_count.other": "{count} صورة",
-                "album_count.zero": "{count} ألبوم", "album_count.one": "ألبوم واحد", "album_count.two": "ألبومان",
+                "album_count.zero": "لا توجد ألبومات", "album_count.one": "ألبوم واحد", "album_count.two": "ألبومان",
                 "album_count.few": "{count} ألبومات", "album_count.many": "{count} ألبومًا",
                 "album_count.other": "{count} ألبوم",
-                "keyword_count.zero": "{count} كلمة مفتاحية", "keyword_count.one": "كلمة مفتاحية واحدة",
+                "keyword_count.zero": "لا توجد كلمات مفتاحية", "keyword_count.one": "كلمة مفتاحية واحدة",
                 "keyword_count.two": "كلمتان مفتاحيتان", "keyword_count.few": "{count} كلمات مفتاحية",
                 "keyword_count.many": "{count} كلمة مفتاحية", "keyword_count.other": "{count} كلمة مفتاحية",
                 "keyword_heading": "صور بالكلمة المفتاحية «{keyword}»", "taken": "التُقطت في {date}",
@@ -304,6 +305,26 @@ extension SiteLanguage {
             ],
             numbers: NumberStyle(decimal: "٫", group: "٬", digits: "٠١٢٣٤٥٦٧٨٩"), plural: .arabic),
     ]
+
+    /// Portuguese as Portugal writes it: the Brazilian catalog's words where they are the same,
+    /// and one for 1 only.
+    static var portugal: Catalog {
+        guard var catalog = catalogs["pt"] else { return Catalog(texts: [:], months: []) }
+        for (key, text) in [
+            "download": "Transferir", "download_original": "Transferir o original",
+            "download_album": "Transferir o álbum", "full_screen": "Ecrã inteiro",
+            "breadcrumb": "Navegação estrutural", "viewer": "Visualizador de fotografias",
+            "next_page": "Seguinte", "next_photo": "Fotografia seguinte", "previous_photo": "Fotografia anterior",
+            "photo_count.one": "{count} fotografia", "photo_count.other": "{count} fotografias",
+            "all_photos": "Todas as fotografias", "photos": "Fotografias", "skip_to_photos": "Ir para as fotografias",
+            "photo_number": "Fotografia {number}", "taken": "Tirada a {date}", "taken_at": "Local: {place}",
+            "slideshow": "Apresentação",
+        ] {
+            catalog.texts[key] = text
+        }
+        catalog.plural = .english
+        return catalog
+    }
 
     /// The names `strings:` takes: every key, and `months`.
     package static var stringKeys: [String] { keys.keys.sorted() + ["months"] }

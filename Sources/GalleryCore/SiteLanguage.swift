@@ -19,6 +19,8 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
     package let months: [String]
     private let numbers: NumberStyle
     private let plural: PluralRule
+    /// How the first of the month is written, when not as a number (`1er` in French).
+    private let firstDay: String?
     /// Keys written in English because neither a catalog nor the site translates them.
     package let untranslated: [String]
 
@@ -45,7 +47,15 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
                     "unknown string `\(override.key)`; the theme's strings are "
                         + Self.stringKeys.joined(separator: ", "))
             }
+            if override.forms.isEmpty {
+                throw .init(override, "`\(override.key)` gives no text; write one, or remove the key")
+            }
             for (category, text) in override.forms {
+                if override.key != "separator", text.allSatisfy({ $0.isWhitespace }) {
+                    throw .init(
+                        override,
+                        "`\(override.key)` is empty: a label must say something (remove the key for the built-in one)")
+                }
                 if let category {
                     guard key.isPlural else {
                         throw .init(override, "`\(override.key)` has no plural forms; give it as one string")
@@ -78,16 +88,26 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
         }
         self.init(
             tag: tag, catalog: catalog, isRightToLeft: isRightToLeft, texts: texts, months: months,
-            numbers: numbers, plural: plural, untranslated: untranslated.sorted())
+            numbers: numbers, plural: plural, firstDay: firstDay, untranslated: untranslated.sorted())
     }
 
     /// `tag`'s built-in strings, English where there are none.
     private init(tag: String) {
         let subtags = tag.lowercased().split(separator: "-").map(String.init)
         let language = subtags.first ?? "en"
-        // Chinese in traditional characters has no catalog: simplified ones would be wrong.
-        let traditional = language == "zh" && subtags.dropFirst().contains { ["hant", "tw", "hk", "mo"].contains($0) }
-        let found = traditional ? nil : Self.catalogs[language]
+        let rest = Set(subtags.dropFirst())
+        // Chinese in traditional characters has no catalog (simplified ones would be wrong),
+        // unless the tag says simplified (`zh-Hans-HK`).
+        let traditional =
+            language == "zh" && !rest.contains("hans") && !rest.isDisjoint(with: ["hant", "tw", "hk", "mo"])
+        var key = language
+        // Portuguese as Portugal and Africa write it: its own words and plural rule.
+        if language == "pt", !rest.isDisjoint(with: ["pt", "ao", "mz"]) { key = "pt-PT" }
+        var found = traditional ? nil : key == "pt-PT" ? Self.portugal : Self.catalogs[key]
+        // Arabic as the Maghreb writes it: Latin digits.
+        if language == "ar", !rest.isDisjoint(with: ["ma", "dz", "tn", "eh", "ly"]) {
+            found?.numbers = NumberStyle(decimal: ",", group: ".")
+        }
         let english = Self.catalogs["en"] ?? Catalog(texts: [:], months: [])
         var texts = english.texts
         for (key, text) in found?.texts ?? [:] { texts[key] = text }
@@ -102,15 +122,16 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
             }
         }
         self.init(
-            tag: tag, catalog: found.map { _ in language }, isRightToLeft: Self.rightToLeft.contains(language),
+            tag: tag, catalog: found.map { _ in key },
+            isRightToLeft: Self.rightToLeft.contains(language) || !rest.isDisjoint(with: Self.rightToLeftScripts),
             texts: texts, months: found?.months ?? english.months, numbers: found?.numbers ?? english.numbers,
-            plural: found?.plural ?? .english,
+            plural: found?.plural ?? Self.pluralRules[language] ?? .english, firstDay: found?.firstDay,
             untranslated: found == nil && language != "en" ? Self.keys.keys.sorted() + ["months"] : [])
     }
 
     private init(
         tag: String, catalog: String?, isRightToLeft: Bool, texts: [String: String], months: [String],
-        numbers: NumberStyle, plural: PluralRule, untranslated: [String]
+        numbers: NumberStyle, plural: PluralRule, firstDay: String? = nil, untranslated: [String]
     ) {
         self.tag = tag
         self.catalog = catalog
@@ -119,8 +140,20 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
         self.months = months
         self.numbers = numbers
         self.plural = plural
+        self.firstDay = firstDay
         self.untranslated = untranslated
     }
+
+    /// Scripts written right to left, by their subtag (`az-Arab`).
+    static let rightToLeftScripts: Set<String> = ["arab", "hebr", "thaa", "syrc", "nkoo", "adlm"]
+
+    /// The plural rules of languages without a catalog, so that a site's `strings:` can give
+    /// their forms (by language subtag; English's for any other).
+    static let pluralRules: [String: PluralRule] = [
+        "uk": .russian, "be": .russian, "pl": .polish, "cs": .czech, "sk": .czech, "he": .hebrew, "iw": .hebrew,
+        "ko": .none, "vi": .none, "th": .none, "id": .none, "ms": .none, "lo": .none, "km": .none, "my": .none,
+        "pt": .french,
+    ]
 
     /// Languages written right to left, by their language subtag.
     static let rightToLeft: Set<String> = ["ar", "he", "iw", "fa", "ur", "ps", "yi", "dv", "ckb", "sd", "ug"]
@@ -183,7 +216,8 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
         let date = text(
             "date",
             [
-                "day": number(day), "month": months[max(1, min(12, month)) - 1], "month_number": number(month),
+                "day": day == 1 ? firstDay ?? number(day) : number(day), "month": months[max(1, min(12, month)) - 1],
+                "month_number": number(month),
                 "year": localDigits(String(year)),
             ])
         guard let time else { return date }
@@ -281,6 +315,12 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
         case russian
         /// zero, one, two, few (3-10), many (11-99), other: Arabic.
         case arabic
+        /// one (1), few (2-4 but 12-14), many: Polish.
+        case polish
+        /// one, few (2-4), other: Czech, Slovak.
+        case czech
+        /// one, two, other: Hebrew.
+        case hebrew
         /// other only: Japanese, Chinese.
         case none
 
@@ -289,6 +329,9 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
             case .english, .french: ["one", "other"]
             case .russian: ["one", "few", "many"]
             case .arabic: ["zero", "one", "two", "few", "many", "other"]
+            case .polish: ["one", "few", "many"]
+            case .czech: ["one", "few", "other"]
+            case .hebrew: ["one", "two", "other"]
             case .none: ["other"]
             }
         }
@@ -312,6 +355,12 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
                     if (11...99).contains(n % 100) { return "many" }
                     return "other"
                 }
+            case .polish:
+                if n == 1 { return "one" }
+                if (2...4).contains(n % 10), !(12...14).contains(n % 100) { return "few" }
+                return "many"
+            case .czech: return n == 1 ? "one" : (2...4).contains(n) ? "few" : "other"
+            case .hebrew: return n == 1 ? "one" : n == 2 ? "two" : "other"
             case .none: return "other"
             }
         }
@@ -323,6 +372,7 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
         var months: [String]
         var numbers = NumberStyle()
         var plural = PluralRule.english
+        var firstDay: String?
     }
 }
 

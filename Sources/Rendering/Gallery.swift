@@ -269,8 +269,9 @@ package struct AlbumContents: Sendable {
 
 extension Gallery {
     /// Every album the pages show (none when there is only one), each after the album it is in.
-    package func albumContents(from source: AlbumSource) -> [AlbumContents] {
-        PagePlan(gallery: self, pageSize: 1 << 40, albums: source).albums.map { album in
+    /// `language` names the album of undated photos (`albums: year`).
+    package func albumContents(from source: AlbumSource, language: SiteLanguage = .english) -> [AlbumContents] {
+        PagePlan(gallery: self, pageSize: 1 << 40, albums: source, language: language).albums.map { album in
             AlbumContents(path: album.path, title: album.title, items: album.items, children: album.children)
         }
     }

@@ -198,7 +198,7 @@ struct AlbumsPageViewModel: Sendable, MustacheParent {
         case "site": site
         case "t": site.strings
         case "title": title
-        case "albumCount": site.language.text("album_count", count: albums.count)
+        case "albumCount": site.language.text("album_count", count: albums.count).escapableInTemplates
         case "albums": albums
         default: nil
         }
@@ -216,7 +216,7 @@ struct KeywordsPageViewModel: Sendable, MustacheParent {
         case "site": site
         case "t": site.strings
         case "title": title
-        case "keywordCount": site.language.text("keyword_count", count: keywords.count)
+        case "keywordCount": site.language.text("keyword_count", count: keywords.count).escapableInTemplates
         case "keywords": keywords
         default: nil
         }

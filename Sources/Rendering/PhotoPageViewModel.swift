@@ -396,7 +396,8 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         case "count": count
         case "position":
             site.language.text(
-                "position", ["number": site.language.number(number), "count": site.language.number(count)])
+                "position", ["number": site.language.number(number), "count": site.language.number(count)]
+            ).escapableInTemplates
         // The text either side of the date and of the place (`Taken {date}`), which are elements.
         case "takenBefore": site.language.around("taken", "date").before
         case "takenAfter": site.language.around("taken", "date").after

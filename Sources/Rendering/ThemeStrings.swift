@@ -7,8 +7,12 @@ import Mustache
 struct ThemeStrings: Sendable, MustacheParent {
     let language: SiteLanguage
 
+    /// The keys a template can say as they are: not a plural one (its number comes filled in, as
+    /// `photoCount`), not `months`.
+    static let plain = Set(SiteLanguage.keys.values.filter { !$0.isPlural }.map(\.name))
+
     func child(named name: String) -> Any? {
-        SiteLanguage.stringKeys.contains(name) ? language.text(name).escapableInTemplates : nil
+        Self.plain.contains(name) ? language.text(name).escapableInTemplates : nil
     }
 }
 

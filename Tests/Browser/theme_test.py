@@ -933,67 +933,74 @@ def languages(binary, folder, shots=None):
     the language, the arrow keys mirrored right to left, and axe-core clean in every state."""
     config = os.path.join(folder, "gallery.yml")
     original = open(config).read()
-    for tag in ("ar", "ja"):
+    try:
+        for tag in ("ar", "ja"):
+            language(binary, folder, config, original, tag, shots)
+    finally:
         with open(config, "w") as handle:
-            handle.write(original + f"language: {tag}\n")
-        build = subprocess.run([binary, "build", folder], capture_output=True, text=True)
-        if build.returncode != 0:
-            raise SystemExit(f"gallerygen build ({tag}) failed: {build.stderr}")
-        server, url = serve(os.path.join(folder, "public"), Recorder())
-        driver = browser(1280, 800)
-        scans = {}
-        try:
-            open_page(driver, url)
-            lang, direction = driver.execute_script(
-                "return [document.documentElement.lang, document.documentElement.dir]")
-            check(f"{tag}: the page says its language and direction", (lang, direction) ==
-                  (tag, "rtl" if tag == "ar" else "ltr"), f"{lang} {direction}")
-            scans["grid"] = axe_scan(driver)
-            if shots and tag == "ar":
-                driver.execute_script("window.scrollTo(0, 0)")
-                time.sleep(0.5)
-                driver.save_screenshot(os.path.join(shots, "grid-1280-ar.png"))
-            first = driver.execute_script(
-                "const g = document.querySelector('.gallery').getBoundingClientRect(),"
-                " t = document.querySelector('.gallery li.photo').getBoundingClientRect();"
-                " return [t.left - g.left, g.right - t.right]")
-            if tag == "ar":
-                check("ar: the first tile is at the right of the first row", abs(first[1]) < 2 and first[0] > 100,
-                      f"{first}")
-            links = driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
-            links[0].click()
-            wait_until(lambda: driver.execute_script("return document.querySelector('dialog.viewer').open"))
-            time.sleep(0.4)
-            state = driver.execute_script(
-                "const d = document.querySelector('dialog.viewer');"
-                " const box = s => d.querySelector(s).getBoundingClientRect();"
-                " return [d.getAttribute('aria-label'), d.querySelector('.close').getAttribute('aria-label'),"
-                " d.querySelector('.position').textContent, box('.prev').left, box('.next').left]")
-            expected = {"ar": ("عارض الصور", "إغلاق", "١ من " + "".join("٠١٢٣٤٥٦٧٨٩"[int(c)] for c in str(len(links)))),
-                        "ja": ("写真ビューア", "閉じる", f"1 / {len(links)}")}[tag]
-            check(f"{tag}: the viewer's labels and counter are in the language", tuple(state[:3]) == expected,
-                  f"{state[:3]}")
-            scans["viewer"] = axe_scan(driver)
-            if shots and tag == "ar":
-                driver.save_screenshot(os.path.join(shots, "viewer-1280-ar.png"))
-            forward = "ArrowLeft" if tag == "ar" else "ArrowRight"
-            ActionChains(driver).send_keys(Keys.ARROW_LEFT if forward == "ArrowLeft" else Keys.ARROW_RIGHT).perform()
-            moved = wait_until(lambda: driver.execute_script(
-                "return document.querySelector('.viewer .position').textContent") != state[2], timeout=5)
-            if tag == "ar":
-                check("ar: the left arrow key goes to the next photo, and the previous button is at the right",
-                      moved and state[3] > state[4], f"moved {moved}, prev at {state[3]}, next at {state[4]}")
-            photo = links[1].get_attribute("href")
-            open_page(driver, photo)
-            scans["photo page"] = axe_scan(driver)
-        finally:
-            driver.quit()
-            server.shutdown()
-        for name, violations in scans.items():
-            bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
-            check(f"{tag}: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
+            handle.write(original)
+
+
+def language(binary, folder, config, original, tag, shots):
+    """One language's checks (``languages``)."""
     with open(config, "w") as handle:
-        handle.write(original)
+        handle.write(original + f"language: {tag}\n")
+    build = subprocess.run([binary, "build", folder], capture_output=True, text=True)
+    if build.returncode != 0:
+        raise SystemExit(f"gallerygen build ({tag}) failed: {build.stderr}")
+    server, url = serve(os.path.join(folder, "public"), Recorder())
+    driver = browser(1280, 800)
+    scans = {}
+    try:
+        open_page(driver, url)
+        lang, direction = driver.execute_script(
+            "return [document.documentElement.lang, document.documentElement.dir]")
+        check(f"{tag}: the page says its language and direction", (lang, direction) ==
+              (tag, "rtl" if tag == "ar" else "ltr"), f"{lang} {direction}")
+        scans["grid"] = axe_scan(driver)
+        if shots and tag == "ar":
+            driver.execute_script("window.scrollTo(0, 0)")
+            time.sleep(0.5)
+            driver.save_screenshot(os.path.join(shots, "grid-1280-ar.png"))
+        first = driver.execute_script(
+            "const g = document.querySelector('.gallery').getBoundingClientRect(),"
+            " t = document.querySelector('.gallery li.photo').getBoundingClientRect();"
+            " return [t.left - g.left, g.right - t.right]")
+        if tag == "ar":
+            check("ar: the first tile is at the right of the first row", abs(first[1]) < 2 and first[0] > 100,
+                  f"{first}")
+        links = driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+        links[0].click()
+        wait_until(lambda: driver.execute_script("return document.querySelector('dialog.viewer').open"))
+        time.sleep(0.4)
+        state = driver.execute_script(
+            "const d = document.querySelector('dialog.viewer');"
+            " const box = s => d.querySelector(s).getBoundingClientRect();"
+            " return [d.getAttribute('aria-label'), d.querySelector('.close').getAttribute('aria-label'),"
+            " d.querySelector('.position').textContent, box('.prev').left, box('.next').left]")
+        expected = {"ar": ("عارض الصور", "إغلاق", "١ من " + "".join("٠١٢٣٤٥٦٧٨٩"[int(c)] for c in str(len(links)))),
+                    "ja": ("写真ビューア", "閉じる", f"1 / {len(links)}")}[tag]
+        check(f"{tag}: the viewer's labels and counter are in the language", tuple(state[:3]) == expected,
+              f"{state[:3]}")
+        scans["viewer"] = axe_scan(driver)
+        if shots and tag == "ar":
+            driver.save_screenshot(os.path.join(shots, "viewer-1280-ar.png"))
+        forward = "ArrowLeft" if tag == "ar" else "ArrowRight"
+        ActionChains(driver).send_keys(Keys.ARROW_LEFT if forward == "ArrowLeft" else Keys.ARROW_RIGHT).perform()
+        moved = wait_until(lambda: driver.execute_script(
+            "return document.querySelector('.viewer .position').textContent") != state[2], timeout=5)
+        if tag == "ar":
+            check("ar: the left arrow key goes to the next photo, and the previous button is at the right",
+                  moved and state[3] > state[4], f"moved {moved}, prev at {state[3]}, next at {state[4]}")
+        photo = links[1].get_attribute("href")
+        open_page(driver, photo)
+        scans["photo page"] = axe_scan(driver)
+    finally:
+        driver.quit()
+        server.shutdown()
+    for name, violations in scans.items():
+        bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
+        check(f"{tag}: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
 
 
 def axe_scan(driver):

@@ -57,7 +57,7 @@ import Testing
         let arabic = try SiteLanguage(tag: "ar")
         #expect(
             [0, 1, 2, 3, 11, 100, 103].map { arabic.text("photo_count", count: $0) } == [
-                "٠ صورة", "صورة واحدة", "صورتان", "٣ صور", "١١ صورة", "١٠٠ صورة", "١٠٣ صور",
+                "لا توجد صور", "صورة واحدة", "صورتان", "٣ صور", "١١ صورة", "١٠٠ صورة", "١٠٣ صور",
             ])
         let french = try SiteLanguage(tag: "fr")
         #expect([0, 1, 2].map { french.text("photo_count", count: $0) } == ["0 photo", "1 photo", "2 photos"])
@@ -84,7 +84,9 @@ import Testing
             try SiteLanguage(tag: tag).date(year: 2024, month: 3, day: 12, time: "14:05")
         }
         #expect(try date("en") == "12 March 2024, 14:05")
-        #expect(try date("de") == "12. März 2024, 14:05")
+        #expect(try date("de") == "12. März 2024 um 14:05")
+        // The first of the month, as French writes it.
+        #expect(try SiteLanguage(tag: "fr").date(year: 2024, month: 3, day: 1, time: nil) == "1er mars 2024")
         #expect(try date("fr") == "12 mars 2024 à 14:05")
         #expect(try date("es") == "12 de marzo de 2024, 14:05")
         #expect(try date("ru") == "12 марта 2024\u{00A0}г., 14:05")
@@ -106,6 +108,17 @@ import Testing
         #expect(hebrew.untranslated.count == SiteLanguage.stringKeys.count)
         #expect(try load("language: zh-TW\n").language.catalog == nil)
         #expect(try load("language: zh-CN\n").language.catalog == "zh")
+        #expect(try load("language: zh-Hans-HK\n").language.catalog == "zh")
+        // A script written right to left makes the page so, whatever the language.
+        #expect(try load("language: az-Arab\n").language.isRightToLeft)
+        // Arabic as the Maghreb writes it: Latin digits.
+        #expect(try load("language: ar-MA\n").language.number(1234) == "1.234")
+        // Portuguese as Portugal writes it: its words, and one for 1 only.
+        let portugal = try load("language: pt-PT\n").language
+        #expect(portugal.catalog == "pt-PT" && portugal.untranslated.isEmpty)
+        #expect(portugal.text("download") == "Transferir" && brazil.text("download") == "Baixar")
+        #expect(portugal.text("photo_count", count: 0) == "0 fotografias")
+        #expect(brazil.text("photo_count", count: 0) == "0 foto")
         for bad in ["english", "e", "de_DE", "de-", "12", "de-toolongsubtag"] {
             #expect {
                 try load("language: \(bad)\n")
@@ -137,6 +150,14 @@ import Testing
         let swedish = try load("language: sv\nstrings:\n  close: Stäng\n").language
         #expect(swedish.text("close") == "Stäng" && !swedish.untranslated.contains("close"))
         #expect(swedish.untranslated.count == SiteLanguage.stringKeys.count - 1)
+        // A language without a catalog has its plural rule, so its forms can be given.
+        let polish = try load(
+            "language: pl\nstrings:\n  photo_count: {one: \"{count} zdjęcie\", few: \"{count} zdjęcia\", many: \"{count} zdjęć\"}\n"
+        ).language
+        #expect(
+            [1, 3, 5, 22, 25].map { polish.text("photo_count", count: $0) } == [
+                "1 zdjęcie", "3 zdjęcia", "5 zdjęć", "22 zdjęcia", "25 zdjęć",
+            ])
     }
 
     @Test func wordsThatCannotBeTakenStopAtTheirLine() {
@@ -147,6 +168,9 @@ import Testing
             ("language: ja\nstrings:\n  photo_count: {one: x}\n", "gallery.yml:5:16", "`one` is no plural form in ja"),
             ("strings:\n  months: [a, b]\n", "gallery.yml:4:11", "12 names"),
             ("strings: [a]\n", "gallery.yml:3:10", "must be a mapping"),
+            ("strings:\n  close: \"  \"\n", "gallery.yml:4:10", "`close` is empty"),
+            ("strings:\n  photo_count: {}\n", "gallery.yml:4:16", "gives no text"),
+            ("strings:\n  months: January\n", "gallery.yml:4:11", "list of twelve names"),
         ]
         for (text, place, message) in cases {
             #expect {

@@ -183,6 +183,9 @@ struct ConfigReader {
                 guard let node = keys[key] else { continue }
                 let name = "strings.\(key)"
                 if key == "months" {
+                    guard node.sequence != nil else {
+                        throw error(at: node, "`strings.months` must be a list of twelve names, January first")
+                    }
                     let names = try sequence(node, key: name).map { item throws(ConfigError) in
                         try string(item, key: name)
                     }

@@ -203,7 +203,7 @@ extension BuildSession {
     /// holds: a build finds it in place, and makes it again only when a photo in it changes.
     func planAlbumZips(of gallery: inout Gallery) -> [OutputFile] {
         guard config.downloads != .off else { return [] }
-        let albums = gallery.albumContents(from: config.albums)
+        let albums = gallery.albumContents(from: config.albums, language: config.language)
         var files: [OutputFile] = []
         let output = layout.outputDirectory
         for (number, album) in albums.enumerated() {
