@@ -131,7 +131,10 @@ let package = Package(
         .testTarget(
             name: "BuildStoreTests",
             dependencies: ["BuildStore", "GalleryCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "FeedTests", dependencies: ["Feed", "GalleryCore"]),
+        .testTarget(
+            name: "FeedTests", dependencies: ["Feed", "GalleryCore"],
+            exclude: ["Fixtures"]  // read from the source tree by path
+        ),
         .testTarget(name: "MetadataTests", dependencies: ["Metadata", "GalleryCore"]),
         .testTarget(
             name: "LoadingTests",

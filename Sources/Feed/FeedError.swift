@@ -4,6 +4,7 @@ package import GalleryCore
 package struct FeedError: LocatedError {
     package enum Code: String, Sendable {
         case invalidJSON
+        case invalidXML
         case unknownShape
         case wrongShape
         case unreadableFolder

@@ -30,6 +30,10 @@ package struct FeedReader: Sendable {
     /// Reads a JSON feed. `location` is where it came from: relative URLs resolve against it, and
     /// `name` is used in error messages (`feed.json:3:14: ...`).
     package func document(from data: Data, location: URL, name: String) throws(FeedError) -> FeedDocument {
+        if isXML(data) {
+            let feed = try MediaFeed(data: data, name: name)
+            return resolve(feed.entries, shape: .list, title: feed.title, location: location)
+        }
         let root: JSONValue
         do {
             root = try JSONParser.parse([UInt8](data))
@@ -42,6 +46,18 @@ package struct FeedReader: Sendable {
         }
         let shape = try self.shape(of: root, name: name)
         let entries = try entries(of: root, shape: shape, name: name)
+        return resolve(entries, shape: shape, title: shape == .jsonFeed ? root["title"]?.text : nil, location: location)
+    }
+
+    /// An RSS or Atom feed: asked for (`format: rss`), or found so by its first byte.
+    private func isXML(_ data: Data) -> Bool {
+        configuration.format == .rss
+            || (configuration.format == .auto && configuration.fields == nil
+                && MediaFeed.looksLikeXML(data))
+    }
+
+    /// The feed's photos from its entries, and the entries skipped, by position.
+    private func resolve(_ entries: [JSONValue], shape: FeedShape, title: String?, location: URL) -> FeedDocument {
         let resolver = EntryResolver(location: location, allowsFiles: location.isFileURL)
         var photos: [Photo] = []
         var skipped: [FeedIssue] = []
@@ -52,7 +68,6 @@ package struct FeedReader: Sendable {
             case .failure(let issue): skipped.append(issue)
             }
         }
-        let title = shape == .jsonFeed ? root["title"]?.text : nil
         // JSONPlaceholder's numeric album id (`albumId: 3`) reads "Album 3"; its pages keep the
         // id's name.
         var albums: [[String]: AlbumNote] = [:]
@@ -66,6 +81,10 @@ package struct FeedReader: Sendable {
 
     /// The name of the shape `data` would be read as (`JSON Feed`, `list`), for `gallerygen init`.
     package func shapeName(of data: Data, name: String) throws(FeedError) -> String {
+        if isXML(data) {
+            _ = try MediaFeed(data: data, name: name)
+            return "RSS or Atom (Media RSS)"
+        }
         guard let root = try? JSONParser.parse([UInt8](data)) else {
             throw FeedError(.invalidJSON, "\(name): not JSON")
         }
@@ -82,12 +101,14 @@ package struct FeedReader: Sendable {
         case .list: return .list
         case .folder:
             throw FeedError(.wrongShape, "\(name): feed.format is folder, but feed.url names a file")
+        case .rss:
+            throw FeedError(.wrongShape, "\(name): feed.format is rss, but the feed is not XML")
         case .auto:
             guard let shape = FeedShape.detect(root, largestWidth: configuration.largestWidth) else {
                 throw FeedError(
                     .unknownShape,
                     "\(name): not a feed shape gallerygen knows (JSONPlaceholder /photos, iTunes Search, "
-                        + "JSON Feed, or a list of {title, imageUrl}); set feed.format, or map the fields "
+                        + "JSON Feed, a list of {title, imageUrl}, or RSS or Atom); set feed.format, or map the fields "
                         + "with feed.fields in gallery.yml"
                 )
             }

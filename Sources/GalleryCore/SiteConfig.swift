@@ -151,6 +151,8 @@ package struct FeedSettings: Sendable, Equatable {
 /// The feed shapes gallerygen reads (docs/feeds.md describes each).
 package enum FeedFormat: String, Sendable, CaseIterable {
     case auto, jsonplaceholder, itunes, jsonfeed, list, folder
+    /// RSS 2.0 or Atom, with Media RSS.
+    case rss
 }
 
 /// Dotted key paths into each entry of a JSON feed of another shape, e.g. `image: media.large`.

@@ -227,7 +227,7 @@ package struct SiteStarter: Sendable {
             # file). Read by `gallerygen init`: \(feed.summary).
             feed:
               url: \(quotedFeed)
-              format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder
+              format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder, rss
 
             # The site's public address: feeds, the sitemap and link previews need it.
             # base_url: https://photos.example.org/

@@ -57,6 +57,38 @@ import Testing
         }
     }
 
+    /// An RSS feed with Media RSS (docs/feeds.md): its photos, alt text and captions reach the pages.
+    @Test func anRSSFeedBuildsItsPhotos() throws {
+        let site = try FixtureSite(count: 2)
+        try site.folder.write(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/">
+              <channel><title>Ana</title>
+                <item><guid>https://example.social/@ana/1</guid>
+                  <description>&lt;p&gt;Morning &amp;amp; light&lt;/p&gt;</description>
+                  <media:content url="photos/p1.jpg" type="image/jpeg" medium="image">
+                    <media:description type="plain">A grey square on blue</media:description>
+                  </media:content>
+                  <media:content url="photos/p2.jpg" type="image/jpeg" medium="image"/>
+                </item>
+                <item><guid>2</guid><description>Text only.</description></item>
+              </channel>
+            </rss>
+            """, to: "feed.rss")
+        let config = try String(contentsOf: site.folder.file("gallery.yml"), encoding: .utf8)
+        try site.folder.write(
+            config.replacingOccurrences(of: "feed: feed.json", with: "feed: feed.rss"), to: "gallery.yml")
+        let run = try CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let pages = site.folder.allFiles(under: "public/photos").filter { $0.hasSuffix(".html") }
+        #expect(pages.count == 2, "a post of two photos is two photos; a post of text is none")
+        let index = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+        #expect(index.contains(#"alt="A grey square on blue""#))
+        let first = try pages.map { try String(contentsOf: site.folder.file("public/photos/\($0)"), encoding: .utf8) }
+        #expect(first.contains { $0.contains("<p>Morning &amp; light</p>") })
+    }
+
     @Test func aCorruptJPEGIsATileExitZeroOrOneWithStrict() throws {
         let site = try FixtureSite(count: 2, extraEntries: [#"{"title": "broken", "imageUrl": "photos/broken.jpg"}"#])
         try TestImage.truncatedJPEG(to: site.folder.file("photos/broken.jpg"))
