@@ -31,6 +31,12 @@ struct MediaFeed {
     }
 
     init(data: Data, name: String) throws(FeedError) {
+        // UTF-16 and UTF-32 would hide a declaration from the byte scan below: only encodings
+        // that write `<!DOCTYPE` in ASCII are read (UTF-8, and the ISO 8859 family).
+        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) || data.prefix(4).contains(0) {
+            throw FeedError(
+                .invalidXML, "\(name): the feed is in UTF-16 or UTF-32; gallerygen reads XML feeds in UTF-8")
+        }
         if let place = Self.declaration(in: data) {
             throw FeedError(
                 .invalidXML,

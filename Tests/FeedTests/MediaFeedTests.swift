@@ -127,6 +127,13 @@ import Testing
         let laughs = String(repeating: "<!ENTITY a\\(0) \"lol\">", count: 1)
         let bomb = failure("<rss>\n  \(laughs)<channel/></rss>")
         #expect(bomb?.code == .invalidXML && bomb?.location?.line == 2 && bomb?.location?.column == 3)
+        // The same in UTF-16, where a byte scan would not see it: refused for its encoding.
+        var utf16 = Data([0xFF, 0xFE])
+        utf16.append("<?xml version=\"1.0\" encoding=\"UTF-16\"?><!DOCTYPE rss><rss/>".data(using: .utf16LittleEndian)!)
+        #expect(throws: FeedError.self) {
+            try FeedReader(configuration: .init(format: .rss)).document(
+                from: utf16, location: location, name: "ana.rss")
+        }
     }
 
     @Test func brokenXMLNamesItsPlace() {
