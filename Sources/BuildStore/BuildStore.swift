@@ -269,6 +269,11 @@ package final class BuildStore: Sendable {
             // the rest keep what was read (RenditionSetRecord.metadataVersion).
             try db.alter(table: "rendition_set") { table in table.add(column: "location", .text) }
         }
+        migrator.registerMigration("v8: feed pages' next links") { db in
+            // A feed page's `Link` header (its rel="next"), kept so that a page the server
+            // confirms unchanged (304) still says where the next one is.
+            try db.alter(table: "url_record") { table in table.add(column: "link", .text) }
+        }
         return migrator
     }()
 
@@ -428,7 +433,7 @@ extension CacheRecord: FetchableRecord, TableRecord {
     static let columns = [
         "url", "final_url", "redirects", "status", "etag", "last_modified", "date", "age", "cache_control", "expires",
         "vary", "content_type", "sha256", "size", "blob_modified", "response_time", "fetched_at", "validated_at",
-        "last_used",
+        "last_used", "link",
     ]
 
     /// Read by position, not by name or through `Decodable`: every record is read at the start of
@@ -440,15 +445,20 @@ extension CacheRecord: FetchableRecord, TableRecord {
             redirects: redirects.isEmpty ? [] : redirects.split(separator: "\n").map(String.init),
             status: row[3], etag: row[4], lastModified: row[5], date: row[6], age: row[7], cacheControl: row[8],
             expires: row[9], vary: row[10], contentType: row[11], sha256: row[12], size: row[13],
-            blobModified: row[14], responseTime: row[15], fetchedAt: row[16], validatedAt: row[17], lastUsed: row[18])
+            blobModified: row[14], responseTime: row[15], fetchedAt: row[16], validatedAt: row[17], lastUsed: row[18],
+            link: row[19])
     }
 
     /// The values of ``columns``, in their order. A URL holds no raw newline (it would not have
     /// parsed), so one separates the redirects.
-    var databaseArguments: StatementArguments {
+    var databaseArguments: StatementArguments { StatementArguments(databaseValues) }
+
+    /// ``databaseArguments`` as a list.
+    var databaseValues: [(any DatabaseValueConvertible)?] {
         [
             url, finalURL, redirects.joined(separator: "\n"), status, etag, lastModified, date, age, cacheControl,
             expires, vary, contentType, sha256, size, blobModified, responseTime, fetchedAt, validatedAt, lastUsed,
+            link,
         ]
     }
 }

@@ -13,11 +13,17 @@ package struct FeedReader: Sendable {
         package var fields: FieldMapping?
         /// The largest width the site makes; iTunes artwork URLs are asked for at this size.
         package var largestWidth: Int
+        /// Where a page's body says its next page is (`feed.paging.next`).
+        package var paging: FeedPaging
 
-        package init(format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600) {
+        package init(
+            format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600,
+            paging: FeedPaging = FeedPaging()
+        ) {
             self.format = format
             self.fields = fields
             self.largestWidth = largestWidth
+            self.paging = paging
         }
     }
 
@@ -28,11 +34,17 @@ package struct FeedReader: Sendable {
     }
 
     /// Reads a JSON feed. `location` is where it came from: relative URLs resolve against it, and
-    /// `name` is used in error messages (`feed.json:3:14: ...`).
-    package func document(from data: Data, location: URL, name: String) throws(FeedError) -> FeedDocument {
+    /// `name` is used in error messages (`feed.json:3:14: ...`). `firstIndex`: the position of
+    /// the page's first entry in the whole feed (a later page's).
+    package func document(from data: Data, location: URL, name: String, firstIndex: Int = 0) throws(FeedError)
+        -> FeedDocument
+    {
         if isXML(data) {
             let feed = try MediaFeed(data: data, name: name)
-            return resolve(feed.entries, shape: .list, title: feed.title, location: location)
+            var document = resolve(
+                feed.entries, shape: .list, title: feed.title, location: location, firstIndex: firstIndex)
+            document.next = feed.next.flatMap { URL(string: $0, relativeTo: location)?.absoluteURL }
+            return document
         }
         let root: JSONValue
         do {
@@ -46,7 +58,37 @@ package struct FeedReader: Sendable {
         }
         let shape = try self.shape(of: root, name: name)
         let entries = try entries(of: root, shape: shape, name: name)
-        return resolve(entries, shape: shape, title: shape == .jsonFeed ? root["title"]?.text : nil, location: location)
+        var document = resolve(
+            entries, shape: shape, title: shape == .jsonFeed ? root["title"]?.text : nil, location: location,
+            firstIndex: firstIndex)
+        document.next = try next(in: root, shape: shape, location: location, name: name)
+        return document
+    }
+
+    /// The next page a JSON page names: at `feed.paging.next` (a URL, or a cursor sent in
+    /// `cursor_parameter` on this page's own URL), or a JSON Feed's `next_url`. Nil at the end:
+    /// no such field, null, or empty.
+    private func next(in root: JSONValue, shape: FeedShape, location: URL, name: String) throws(FeedError) -> URL? {
+        let path = configuration.paging.next ?? (shape == .jsonFeed ? "next_url" : nil)
+        guard let path, let value = root.value(atPath: path) else { return nil }
+        let text: String
+        switch value {
+        case .null: return nil
+        case .string(let string): text = string
+        case .number: text = value.text ?? ""
+        default:
+            throw FeedError(.wrongShape, "\(name): \"\(path)\", where the next page is, is neither text nor a number")
+        }
+        if text.isEmpty { return nil }
+        if let parameter = configuration.paging.cursorParameter {
+            return FeedPages.url(location, setting: parameter, to: text)
+        }
+        guard let url = URL(string: text, relativeTo: location)?.absoluteURL,
+            ["http", "https", "file"].contains(url.scheme?.lowercased() ?? "")
+        else {
+            throw FeedError(.wrongShape, "\(name): the next page at \"\(path)\" is \"\(text.prefix(200))\", not a URL")
+        }
+        return url
     }
 
     /// An RSS or Atom feed: asked for (`format: rss`), or found so by its first byte.
@@ -57,13 +99,15 @@ package struct FeedReader: Sendable {
     }
 
     /// The feed's photos from its entries, and the entries skipped, by position.
-    private func resolve(_ entries: [JSONValue], shape: FeedShape, title: String?, location: URL) -> FeedDocument {
+    private func resolve(_ entries: [JSONValue], shape: FeedShape, title: String?, location: URL, firstIndex: Int)
+        -> FeedDocument
+    {
         let resolver = EntryResolver(location: location, allowsFiles: location.isFileURL)
         var photos: [Photo] = []
         var skipped: [FeedIssue] = []
         photos.reserveCapacity(entries.count)
         for (index, entry) in entries.enumerated() {
-            switch resolver.photo(from: entry, index: index, shape: shape) {
+            switch resolver.photo(from: entry, index: firstIndex + index, shape: shape) {
             case .success(let photo): photos.append(photo)
             case .failure(let issue): skipped.append(issue)
             }
@@ -76,7 +120,9 @@ package struct FeedReader: Sendable {
             let name = photo.albumPath[0]
             if name.allSatisfy(\.isNumber) { albums[photo.albumPath] = AlbumNote(title: "Album \(name)") }
         }
-        return FeedDocument(title: title, photos: photos, albums: albums, skipped: skipped)
+        var document = FeedDocument(title: title, photos: photos, albums: albums, skipped: skipped)
+        document.entryCount = entries.count
+        return document
     }
 
     /// The name of the shape `data` would be read as (`JSON Feed`, `list`), for `gallerygen init`.

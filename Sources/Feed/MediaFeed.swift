@@ -19,6 +19,8 @@ import GalleryJSON
 struct MediaFeed {
     var title: String?
     var entries: [JSONValue]
+    /// The next page's address, from `<atom:link rel="next">` (RFC 5005), as written.
+    var next: String?
 
     /// Elements nested deeper than this make the feed an error, not a deep recursion.
     static let depthLimit = 64
@@ -60,16 +62,25 @@ struct MediaFeed {
         case (Namespace.atom, "feed"):
             title = root.child(Namespace.atom, "title")?.plainText
             entries = root.children(Namespace.atom, "entry").flatMap(Self.entries)
+            next = Self.nextLink(in: root)
         case ("", "rss"), (Namespace.rdf, "RDF"):
             let channel = root.child("", "channel") ?? root.child(Namespace.rss1, "channel")
             title = channel?.child("", "title")?.plainText ?? channel?.child(Namespace.rss1, "title")?.plainText
             let items = (channel?.children("", "item") ?? []) + root.children(Namespace.rss1, "item")
             entries = items.flatMap(Self.entries)
+            next = channel.flatMap(Self.nextLink(in:))
         default:
             throw FeedError(
                 .unknownShape,
                 "\(name): an XML document whose root is <\(root.name)>, neither an RSS nor an Atom feed")
         }
+    }
+
+    /// The `href` of a feed's or channel's `<atom:link rel="next">`.
+    private static func nextLink(in element: Element) -> String? {
+        element.children(Namespace.atom, "link").first { link in
+            (link["rel"] ?? "").split(separator: " ").contains { $0.lowercased() == "next" }
+        }?["href"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The first `<!DOCTYPE` or `<!ENTITY`, with its line and column.

@@ -26,6 +26,9 @@ package struct BuildOptions: Sendable {
     /// remote cache objects and the manifest's records are signed with it, and only what it
     /// signed is taken from the remote cache or the seed.
     package var signingKey: SigningKey?
+    /// Where the secrets gallery.yml names by variable (`feed.auth.env`) are read from: the
+    /// process's environment, unless a caller gives its own.
+    package var environment = ProcessInfo.processInfo.environment
 
     package init(
         output: String? = nil,

@@ -29,6 +29,8 @@ package final class BuildResources: Sendable {
             var remoteCache: String?
             /// The site's key, that remote objects are signed and checked with.
             var signingKey: SigningKey?
+            /// The feed's secret, for requests to the feed's origin.
+            var credentials: RequestCredentials?
         }
 
         var key: Key
@@ -107,7 +109,8 @@ package final class BuildResources: Sendable {
                 perHost: key.perHost,
                 maxImageBytes: key.maxImageBytes,
                 refresh: key.refresh,
-                offline: key.offline
+                offline: key.offline,
+                credentials: key.credentials
             ),
             client: client,
             cache: cache,

@@ -25,6 +25,8 @@ package struct CacheRecord: Codable, Sendable, Equatable {
     package var validatedAt: Double
     /// For least-recently-used eviction.
     package var lastUsed: Double
+    /// A feed page's `Link` header, where its next page may be named (kept for feeds only).
+    package var link: String?
 
     package enum CodingKeys: String, CodingKey {
         case url, redirects, status, etag, date, age, vary, sha256, size
@@ -38,6 +40,7 @@ package struct CacheRecord: Codable, Sendable, Equatable {
         case fetchedAt = "fetched_at"
         case validatedAt = "validated_at"
         case lastUsed = "last_used"
+        case link
     }
 
     package init(
@@ -45,7 +48,7 @@ package struct CacheRecord: Codable, Sendable, Equatable {
         lastModified: String? = nil, date: String? = nil, age: String? = nil, cacheControl: String? = nil,
         expires: String? = nil, vary: String? = nil, contentType: String? = nil, sha256: String, size: Int64,
         blobModified: Double, responseTime: Double, fetchedAt: Double,
-        validatedAt: Double, lastUsed: Double
+        validatedAt: Double, lastUsed: Double, link: String? = nil
     ) {
         self.url = url
         self.finalURL = finalURL
@@ -66,5 +69,6 @@ package struct CacheRecord: Codable, Sendable, Equatable {
         self.fetchedAt = fetchedAt
         self.validatedAt = validatedAt
         self.lastUsed = lastUsed
+        self.link = link
     }
 }

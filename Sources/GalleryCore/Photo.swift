@@ -104,6 +104,11 @@ package struct FeedDocument: Sendable {
     package var skipped: [FeedIssue]
     /// What was wrong with what was read beside the photos (a sidecar), each naming its file.
     package var warnings: [String]
+    /// Where the page after this one is, when the page said so in its body (a JSON Feed's
+    /// `next_url`, an Atom link, the field `feed.paging.next` names).
+    package var next: URL?
+    /// How many entries the page had, read or skipped.
+    package var entryCount = 0
 
     package init(
         title: String? = nil, photos: [Photo], albums: [[String]: AlbumNote] = [:], skipped: [FeedIssue] = [],

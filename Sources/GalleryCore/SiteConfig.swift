@@ -137,6 +137,10 @@ package struct FeedSettings: Sendable, Equatable {
     package var fields: FieldMapping?
     /// Where `url` is written in gallery.yml, for messages about it.
     package var urlLocation: SourceLocation?
+    /// How pages after the first are found, and how many there may be.
+    package var paging = FeedPaging()
+    /// The secret the feed's server asks for, if any.
+    package var credentials: FeedCredentials?
 
     package init(
         url: String, format: FeedFormat = .auto, fields: FieldMapping? = nil, urlLocation: SourceLocation? = nil

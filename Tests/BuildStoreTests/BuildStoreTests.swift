@@ -133,10 +133,12 @@ import Testing
             try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
             try BuildStore.migrator.migrate(database, upTo: "v1: URL records")
             try database.write { db in
+                // v1's columns: all but `link` (v8), the last.
+                let columns = CacheRecord.columns.dropLast()
                 try db.execute(
-                    sql: "INSERT INTO url_record (\(CacheRecord.columns.joined(separator: ", "))) VALUES ("
-                        + Array(repeating: "?", count: CacheRecord.columns.count).joined(separator: ", ") + ")",
-                    arguments: Self.full.databaseArguments)
+                    sql: "INSERT INTO url_record (\(columns.joined(separator: ", "))) VALUES ("
+                        + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
+                    arguments: StatementArguments(Array(Self.full.databaseValues.dropLast())))
             }
             #expect(try database.read { db in try db.tableExists("rendition_set") } == false)
             try database.close()

@@ -132,6 +132,28 @@ import Testing
         ),
         ("title: T\nfeed: f.json\nbase_url: \"https://example.com/<b>\"\n", "gallery.yml:3:11: `base_url` has the"),
         ("title: T\nfeed: f.json\nbase_url: https:///path\n", "gallery.yml:3:11: `base_url` must be an http"),
+        // Paging and a feed's secret.
+        (
+            "title: T\nfeed: {url: u, paging: {cursor_parameter: after}}\n",
+            "gallery.yml:2:43: `feed.paging.cursor_parameter` needs `next:`"
+        ),
+        ("title: T\nfeed: {url: u, paging: {max_pages: 0}}\n", "gallery.yml:2:36: `feed.paging.max_pages` is 0"),
+        (
+            "title: T\nfeed: {url: u, paging: {next: a, page_parameter: page}}\n",
+            "gallery.yml:2:50: `feed.paging` has both `next:` and `page_parameter:`"
+        ),
+        (
+            "title: T\nfeed: {url: u, auth: {bearer: 1TOKEN}}\n",
+            "gallery.yml:2:31: `feed.auth.bearer` is \"1TOKEN\", which is no environment variable's name"
+        ),
+        (
+            "title: T\nfeed: {url: u, auth: {header: X-Key}}\n",
+            "gallery.yml:2:22: `feed.auth.header` needs `env:`, the environment variable that holds the secret"
+        ),
+        (
+            "title: T\nfeed: {url: u, auth: {bearer: T, query: k}}\n",
+            "gallery.yml:2:22: `feed.auth` has bearer and query; give one way"
+        ),
         // A control character is named by its code and spot, never echoed.
         ("title: T\u{0}X\nfeed: f.json\n", "gallery.yml:1:9: a control character (U+0000) has no place in gallery.yml"),
         ("title: T\nfeed: f.json\n\u{1B}[31m: x\n", "gallery.yml:3:1: a control character (U+001B)"),

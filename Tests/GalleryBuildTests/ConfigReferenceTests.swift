@@ -33,7 +33,8 @@ import Testing
         let documented = Set(try Self.rows().keys)
         let read = Set(
             ConfigReader.topLevelKeys + ConfigReader.feedKeys.map { "feed.\($0)" }
-                + ConfigReader.fieldKeys.map { "feed.fields.\($0)" } + ConfigReader.imageKeys.map { "images.\($0)" })
+                + ConfigReader.fieldKeys.map { "feed.fields.\($0)" } + ConfigReader.imageKeys.map { "images.\($0)" }
+                + ConfigReader.pagingKeys.map { "feed.paging.\($0)" } + ConfigReader.authKeys.map { "feed.auth.\($0)" })
         #expect(read.subtracting(documented).sorted() == [], "read but not documented")
         #expect(documented.subtracting(read).sorted() == [], "documented but not read")
     }

@@ -12,7 +12,9 @@ struct ConfigReader {
         "remote_cache",
         "follow_symlinks", "language", "strings",
     ]
-    static let feedKeys = ["url", "format", "fields"]
+    static let feedKeys = ["url", "format", "fields", "paging", "auth"]
+    static let pagingKeys = ["next", "cursor_parameter", "page_parameter", "first_page", "max_pages", "max_entries"]
+    static let authKeys = ["bearer", "header", "query", "basic", "env"]
     static let fieldKeys = [
         "items", "image", "title", "album", "id", "link", "date", "description", "alt", "keywords", "taken", "creator",
         "rights", "licence",
@@ -165,7 +167,109 @@ struct ConfigReader {
                 rights: try optional("rights"), licence: try optional("licence")
             )
         }
+        if let pagingNode = keys["paging"] { settings.paging = try paging(pagingNode) }
+        if let authNode = keys["auth"] { settings.credentials = try credentials(authNode) }
         return settings
+    }
+
+    /// `feed.paging`: how an API of its own says where its next page is, and the limits.
+    private func paging(_ node: Node) throws(ConfigError) -> FeedPaging {
+        let keys = try mapping(node, what: "`feed.paging`", keys: Self.pagingKeys)
+        func optional(_ key: String) throws(ConfigError) -> String? {
+            try keys[key].map { node throws(ConfigError) in
+                let value = try string(node, key: "feed.paging.\(key)")
+                if value.isEmpty { throw error(at: node, "`feed.paging.\(key)` is empty") }
+                return value
+            }
+        }
+        var paging = FeedPaging(
+            next: try optional("next"), cursorParameter: try optional("cursor_parameter"),
+            pageParameter: try optional("page_parameter"))
+        if let cursorNode = keys["cursor_parameter"], paging.next == nil {
+            throw error(
+                at: cursorNode,
+                "`feed.paging.cursor_parameter` needs `next:` (the field of each page that holds the cursor)")
+        }
+        if let pageNode = keys["page_parameter"], paging.next != nil {
+            throw error(
+                at: pageNode,
+                "`feed.paging` has both `next:` and `page_parameter:`; a feed says its next page one way, give one")
+        }
+        if let node = keys["first_page"] {
+            guard paging.pageParameter != nil else {
+                throw error(at: node, "`feed.paging.first_page` needs `page_parameter:`")
+            }
+            paging.firstPage = try integer(node, key: "feed.paging.first_page", in: 0...1_000_000)
+        }
+        if let node = keys["max_pages"] {
+            paging.maxPages = try integer(node, key: "feed.paging.max_pages", in: 1...1_000_000)
+        }
+        if let node = keys["max_entries"] {
+            paging.maxEntries = try integer(node, key: "feed.paging.max_entries", in: 1...100_000_000)
+        }
+        return paging
+    }
+
+    /// `feed.auth`: one way of sending a secret, and the environment variable that holds it.
+    private func credentials(_ node: Node) throws(ConfigError) -> FeedCredentials {
+        let keys = try mapping(node, what: "`feed.auth`", keys: Self.authKeys)
+        let ways = ["bearer", "header", "query", "basic"].filter { keys[$0] != nil }
+        guard ways.count == 1, let way = ways.first, let wayNode = keys[way] else {
+            throw error(
+                at: node,
+                ways.isEmpty
+                    ? "`feed.auth` needs one of bearer: VARIABLE, header: NAME, query: NAME or basic: USER"
+                    : "`feed.auth` has \(ways.joined(separator: " and ")); give one way of sending the secret")
+        }
+        let value = try string(wayNode, key: "feed.auth.\(way)")
+        if value.isEmpty { throw error(at: wayNode, "`feed.auth.\(way)` is empty") }
+        func variable() throws(ConfigError) -> String {
+            guard let envNode = keys["env"] else {
+                throw error(
+                    at: node,
+                    "`feed.auth.\(way)` needs `env:`, the environment variable that holds the secret "
+                        + "(the secret itself is never written in gallery.yml)")
+            }
+            let name = try string(envNode, key: "feed.auth.env")
+            guard Self.isVariableName(name) else {
+                throw error(at: envNode, "`feed.auth.env` is \"\(name)\", which is no environment variable's name")
+            }
+            return name
+        }
+        let kind: FeedCredentials.Kind
+        let name: String
+        switch way {
+        case "bearer":
+            // `bearer: IMMICH_TOKEN` names the variable itself.
+            if let envNode = keys["env"] {
+                throw error(
+                    at: envNode, "`feed.auth.bearer` names the environment variable; `env:` is not used with it")
+            }
+            guard Self.isVariableName(value) else {
+                throw error(
+                    at: wayNode, "`feed.auth.bearer` is \"\(value)\", which is no environment variable's name")
+            }
+            kind = .bearer
+            name = value
+        case "header":
+            guard value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+                throw error(at: wayNode, "`feed.auth.header` is \"\(value)\", which is no header name")
+            }
+            kind = .header(value)
+            name = try variable()
+        case "query":
+            kind = .query(value)
+            name = try variable()
+        default:
+            kind = .basic(user: value)
+            name = try variable()
+        }
+        return FeedCredentials(kind: kind, variable: name, location: location(of: node))
+    }
+
+    static func isVariableName(_ name: String) -> Bool {
+        guard let first = name.first, first.isASCII, first.isLetter || first == "_" else { return false }
+        return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 
     /// `language:` (a BCP 47 tag) with the theme's strings the site gives under `strings:`.

@@ -18,7 +18,8 @@ extension BuildSession {
             configuration: FeedReader.Configuration(
                 format: config.feed.format,
                 fields: config.feed.fields,
-                largestWidth: config.images.widths.max() ?? 1600
+                largestWidth: config.images.widths.max() ?? 1600,
+                paging: config.feed.paging
             )
         )
         do {
@@ -38,14 +39,7 @@ extension BuildSession {
                     nil
                 )
             case .remote(let url):
-                guard let source = CanonicalURL(url) else {
-                    throw BuildError(.feed, "\(url.absoluteString): not a usable feed URL")
-                }
-                let (data, original) = try await http.document(for: source)
-                return (
-                    try reader.document(from: data, location: url, name: url.absoluteString), original.sha256,
-                    original.warning.map { "feed \(url.absoluteString): \($0)" }
-                )
+                return try await readPages(from: url, reader: reader)
             }
         } catch let error as BuildError {
             throw error
@@ -54,5 +48,33 @@ extension BuildSession {
         } catch {
             throw BuildError(.feed, underlying: error)
         }
+    }
+
+    /// A remote feed, every page of it (docs/feeds.md, "Pages"): each page cached and revalidated
+    /// as an image is, so a feed that did not change costs one 304 a page. The hash is of the
+    /// pages' hashes in order; the warnings name the pages a stale copy stood in for.
+    private func readPages(from url: URL, reader: FeedReader) async throws -> (FeedDocument, String?, String?) {
+        let credentials = http.configuration.credentials
+        let pages = FeedPages(reader: reader, keep: { url in credentials?.stripped(url) ?? url })
+        var hashes: [String] = []
+        var warnings: [String] = []
+        var document = try await pages.read(from: url) { page in
+            guard let source = CanonicalURL(page) else {
+                throw BuildError(.feed, "\(page.absoluteString): not a usable feed URL")
+            }
+            let (data, original, link) = try await http.document(for: source)
+            hashes.append(original.sha256)
+            if let warning = original.warning { warnings.append("feed \(page.absoluteString): \(warning)") }
+            return (data, link)
+        }
+        if let credentials {
+            // A server that puts the secret in its image URLs: the photos keep them without it
+            // (it is added again to each request to the feed's origin).
+            for index in document.photos.indices {
+                document.photos[index].source = credentials.stripped(document.photos[index].source)
+            }
+        }
+        let hash = hashes.count == 1 ? hashes[0] : sha256Hex(of: Data(hashes.joined(separator: "\n").utf8))
+        return (document, hash, warnings.isEmpty ? nil : warnings.joined(separator: "; "))
     }
 }

@@ -159,6 +159,9 @@ extension BuildSession {
         // A key's description does not show it: its fingerprint stands for it.
         let key = options.signingKey?.fingerprint ?? "none"
         options.signingKey = nil
+        // The environment is where secrets are (its order varies, too): the feed's content hash
+        // stands for what they fetched.
+        options.environment = [:]
         add(String(reflecting: options))
         add("key \(key)")
         add("recipe " + recipe.setKeyMaterial(originalSHA256: ""))

@@ -31,6 +31,28 @@ struct BuildSession: Sendable {
     /// it, and a seeded build takes only records it signed.
     var signingKey: SigningKey? { options.signingKey }
 
+    /// The feed's secret, read from the variable `feed.auth` names, for the feed's own origin.
+    /// A variable that is not set stops the build (unless --offline, which sends no request).
+    static func credentials(config: SiteConfig, layout: SiteLayout, options: BuildOptions) throws(BuildError)
+        -> RequestCredentials?
+    {
+        guard let auth = config.feed.credentials else { return nil }
+        let place = auth.location.map { "\($0): " } ?? ""
+        guard case .remote(let url) = layout.feed else {
+            throw BuildError(
+                .configuration, "\(place)`feed.auth` is for a feed read over http or https; this feed is read from disk"
+            )
+        }
+        guard let secret = options.environment[auth.variable] else {
+            if options.offline { return nil }
+            throw BuildError(
+                .configuration,
+                "\(place)`feed.auth` takes the secret from the environment variable \(auth.variable), which is not "
+                    + "set; set it (in CI, from the repository's secrets)")
+        }
+        return RequestCredentials(kind: auth.kind, secret: secret, for: url)
+    }
+
     /// `--remote-cache` or `remote_cache:`, unless --offline (which asks nobody).
     static func remoteLocation(options: BuildOptions, config: SiteConfig) -> String? {
         options.offline ? nil : options.remoteCache ?? config.remoteCache
@@ -64,7 +86,8 @@ struct BuildSession: Sendable {
                 refresh: options.refresh,
                 offline: options.offline,
                 remoteCache: Self.remoteLocation(options: options, config: config),
-                signingKey: options.signingKey
+                signingKey: options.signingKey,
+                credentials: try Self.credentials(config: config, layout: layout, options: options)
             )
         )
         self.remote = environment.remote

@@ -4,6 +4,7 @@ import Foundation
 import GalleryCore
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -33,9 +34,12 @@ extension HTTPLoader {
         _ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String],
         meter: TransferMeter
     ) async throws -> AttemptOutcome {
-        var request = HTTPClientRequest(url: url.absoluteString)
+        // The feed's secret joins a request to the feed's own origin only, and only here.
+        let sent = configuration.credentials?.request(for: url) ?? (url: url.absoluteString, headers: [])
+        var request = HTTPClientRequest(url: sent.url)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
+        for (name, value) in sent.headers { request.headers.add(name: name, value: value) }
         request.headers.add(
             name: "Accept", value: expectsImage ? "image/avif,image/webp,image/*;q=0.9,*/*;q=0.5" : "*/*")
         if let record {
@@ -55,6 +59,10 @@ extension HTTPLoader {
         let status = Int(response.status.code)
         let head = ResponseHead(
             status: status, headers: response.headers, finalURL: url.absoluteString, redirects: redirects)
+        if !expectsImage, status == 200 || status == 304, !response.headers["Link"].isEmpty {
+            let link = redacted(response.headers["Link"].joined(separator: ", "))
+            documentLinks.withLock { $0[source.description] = link }
+        }
         switch status {
         case 301, 302, 303, 307, 308:
             guard let location = response.headers.first(name: "Location") else {
@@ -80,6 +88,9 @@ extension HTTPLoader {
             throw error
         }
     }
+
+    /// `text` without the feed's secret, should the server have echoed it.
+    func redacted(_ text: String) -> String { configuration.credentials?.redacting(text) ?? text }
 
     /// What is being loaded, for messages: a photo, or the feed itself.
     static func noun(_ expectsImage: Bool) -> String { expectsImage ? "image" : "feed" }
@@ -166,8 +177,15 @@ extension HTTPLoader {
             fsync(descriptor)
             closeFile()
             let sha256 = hexString(hasher.finalize())
+            // A feed page that echoes the feed's secret is used by this build and not kept.
+            let holdsSecret =
+                !expectsImage
+                && (configuration.credentials.map { credentials in
+                    (try? Data(contentsOf: file)).map(credentials.isIn) ?? true
+                } ?? false)
             return try commit(
-                file, sha256: sha256, size: received, head: head, source: source, contentType: contentType, noun: noun)
+                file, sha256: sha256, size: received, head: head, source: source, contentType: contentType, noun: noun,
+                keep: !holdsSecret)
         } catch {
             closeFile()
             try? FileManager.default.removeItem(at: file)
@@ -177,14 +195,14 @@ extension HTTPLoader {
 
     private func commit(
         _ file: URL, sha256: String, size: Int64, head: ResponseHead, source: CanonicalURL, contentType: String?,
-        noun: String
+        noun: String, keep: Bool = true
     ) throws -> Original {
         let headers = head.headers
         let now = Date().timeIntervalSince1970
         // A header given on several lines is one list (RFC 9110 §5.3): `private` on a line of
         // its own counts.
         let cacheControl = headers["Cache-Control"].isEmpty ? nil : headers["Cache-Control"].joined(separator: ", ")
-        if CacheControl(cacheControl).noStore {
+        if CacheControl(cacheControl).noStore || !keep {
             // Used by this build, never kept: the file stays in tmp/ until the build has used it
             // (``discardUnstored(_:)``); the next start empties tmp/ if this process dies first.
             return Original(
@@ -217,7 +235,8 @@ extension HTTPLoader {
             responseTime: now,
             fetchedAt: now,
             validatedAt: now,
-            lastUsed: now
+            lastUsed: now,
+            link: noun == "feed" ? redacted(headers["Link"].joined(separator: ", ")) : nil
         )
         cache.store(record)
         cache.markUsed(record, at: Date())

@@ -31,6 +31,8 @@ package final class HTTPLoader: OriginalLoading {
         package var limits: TransferLimits
         /// When a failing host is left alone.
         var hostHealth = HostHealth.Configuration()
+        /// The feed's secret, sent to the feed's origin only.
+        package var credentials: RequestCredentials?
 
         package init(
             concurrency: Int = 16,
@@ -41,7 +43,8 @@ package final class HTTPLoader: OriginalLoading {
             refresh: Bool = false,
             offline: Bool = false,
             userAgent: String = "gallerygen/0.1",
-            limits: TransferLimits = TransferLimits()
+            limits: TransferLimits = TransferLimits(),
+            credentials: RequestCredentials? = nil
         ) {
             self.concurrency = concurrency
             self.perHost = perHost
@@ -52,10 +55,11 @@ package final class HTTPLoader: OriginalLoading {
             self.offline = offline
             self.userAgent = userAgent
             self.limits = limits
+            self.credentials = credentials
         }
     }
 
-    let configuration: Configuration
+    package let configuration: Configuration
     let client: HTTPClient
     let cache: DiskCache
     let counter = TransferCounter()
@@ -67,6 +71,9 @@ package final class HTTPLoader: OriginalLoading {
     /// What the remote tier holds of each URL asked this build (hash and validators), so that
     /// an unchanged record is not written again.
     let sharedVersions = Mutex<[String: String]>([:])
+    /// The `Link` header of each feed document answered this build, until ``document(for:)``
+    /// takes it (a `no-store` answer has no record to keep it in).
+    let documentLinks = Mutex<[String: String]>([:])
 
     /// - Parameters:
     ///   - client: shared by the whole build; its owner shuts it down.
@@ -88,14 +95,17 @@ package final class HTTPLoader: OriginalLoading {
         try await load(source, expectsImage: true)
     }
 
-    /// A feed document: the same cache and revalidation as images, any content type.
-    package func document(for source: CanonicalURL) async throws -> (data: Data, original: Original) {
+    /// A feed document: the same cache and revalidation as images, any content type; `link` is
+    /// its `Link` header (as sent, or as kept from the last 200 when this answer was a 304 or
+    /// no request was needed).
+    package func document(for source: CanonicalURL) async throws -> (data: Data, original: Original, link: String?) {
         let original = try await load(source, expectsImage: false)
         defer { if original.isTransient { try? FileManager.default.removeItem(atPath: original.filePath) } }
         guard let data = FileManager.default.contents(atPath: original.filePath) else {
             throw LoadingError(.cache, url: source.description, "cannot read the cached feed")
         }
-        return (data, original)
+        let link = documentLinks.withLock { $0.removeValue(forKey: source.description) }
+        return (data, original, link ?? cache.record(for: source.description)?.link)
     }
 
     package func availableOriginal(for source: CanonicalURL) -> Original? {
@@ -151,6 +161,8 @@ package final class HTTPLoader: OriginalLoading {
                 switch try await fetch(source, revalidating: record, expectsImage: expectsImage) {
                 case .notModified(let response):
                     var refreshed = record.refreshed(by: response, at: Date())
+                    // A 304 that names the next page again replaces the kept Link.
+                    if !expectsImage, let link = documentLinks.withLock({ $0[key] }) { refreshed.link = link }
                     refreshed.blobModified = DiskCache.modificationTime(of: blob)
                     cache.store(refreshed)
                     return use(refreshed, blob: blob, origin: .revalidated, at: now, source: source)

@@ -1,0 +1,138 @@
+package import Foundation
+package import GalleryCore
+
+/// Reads a feed of many pages, one after the other, into one ``FeedDocument``: the next page is
+/// the one the page's body names (``FeedDocument/next``), else its `Link: rel="next"` header,
+/// else, with `feed.paging.page_parameter`, the page numbered one more (until a page has no
+/// entry). A page seen twice, more pages than `max_pages` or more entries than `max_entries`
+/// stop the build with an error naming the page: a feed that pages forever never hangs it.
+package struct FeedPages: Sendable {
+    /// One page as fetched: its bytes, and its `Link` header.
+    package typealias Page = (data: Data, link: String?)
+
+    package var reader: FeedReader
+    /// What is kept of a URL a page names (the feed's secret taken out of it, when the server
+    /// echoes it).
+    package var keep: @Sendable (URL) -> URL
+
+    package init(reader: FeedReader, keep: @escaping @Sendable (URL) -> URL = { $0 }) {
+        self.reader = reader
+        self.keep = keep
+    }
+
+    private var paging: FeedPaging { reader.configuration.paging }
+
+    /// The whole feed from `first`; `fetch` gets a page (and may throw whatever its transfer
+    /// throws, passed on as it is).
+    package func read(from first: URL, fetch: (URL) async throws -> Page) async throws -> FeedDocument {
+        var url = keep(first)
+        if let parameter = paging.pageParameter {
+            url = Self.url(url, setting: parameter, to: String(paging.firstPage))
+        }
+        var whole = FeedDocument(photos: [])
+        var seen: [String: Int] = [:]
+        var entries = 0
+        var number = 1
+        while true {
+            let name = url.absoluteString
+            if let earlier = seen[name] {
+                throw FeedError(
+                    .wrongShape,
+                    "\(name): page \(number) of the feed is page \(earlier) again; its next links go round in a circle")
+            }
+            seen[name] = number
+            let page = try await fetch(url)
+            let document = try reader.document(from: page.data, location: url, name: name, firstIndex: entries)
+            entries += document.entryCount
+            if entries > paging.maxEntries {
+                throw FeedError(
+                    .wrongShape,
+                    "\(name): page \(number) brings the feed to \(entries) entries, over feed.paging.max_entries "
+                        + "(\(paging.maxEntries)); raise it in gallery.yml if the feed is really that long")
+            }
+            if number == 1 { whole.title = document.title }
+            whole.photos += document.photos
+            whole.skipped += document.skipped.map { issue in
+                number == 1 ? issue : FeedIssue(index: issue.index, message: "(page \(number)) \(issue.message)")
+            }
+            whole.albums.merge(document.albums) { first, _ in first }
+            whole.warnings += document.warnings
+            whole.entryCount = entries
+            guard let next = nextPage(after: url, document: document, link: page.link) else { return whole }
+            guard number < paging.maxPages else {
+                throw FeedError(
+                    .wrongShape,
+                    "\(name): page \(number) of the feed names a next page (\(next.absoluteString.prefix(200))), "
+                        + "over feed.paging.max_pages (\(paging.maxPages)); raise it in gallery.yml if the feed "
+                        + "really has more pages")
+            }
+            url = keep(next)
+            number += 1
+        }
+    }
+
+    private func nextPage(after url: URL, document: FeedDocument, link: String?) -> URL? {
+        if let parameter = paging.pageParameter {
+            guard document.entryCount > 0 else { return nil }
+            let current = Self.queryValue(parameter, in: url).flatMap(Int.init) ?? paging.firstPage
+            return Self.url(url, setting: parameter, to: String(current + 1))
+        }
+        if let next = document.next { return next }
+        return link.flatMap { Self.next(inLinkHeader: $0, base: url) }
+    }
+
+    // MARK: URLs
+
+    /// The target of the `rel="next"` link in a `Link` header (RFC 8288): `<…>; rel="next"`,
+    /// among others, the relation case-insensitive and one of several (`rel="next last"`).
+    package static func next(inLinkHeader header: String, base: URL) -> URL? {
+        var rest = Substring(header)
+        while let open = rest.firstIndex(of: "<") {
+            guard let close = rest[open...].firstIndex(of: ">") else { return nil }
+            let target = rest[rest.index(after: open)..<close]
+            // The parameters run to the next link (a comma outside quotes) or the end.
+            var index = rest.index(after: close)
+            var quoted = false
+            while index < rest.endIndex, quoted || rest[index] != "," {
+                if rest[index] == "\"" { quoted.toggle() }
+                index = rest.index(after: index)
+            }
+            let parameters = rest[rest.index(after: close)..<index]
+            for parameter in parameters.split(separator: ";") {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else {
+                    continue
+                }
+                let values = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\""))
+                if values.split(separator: " ").contains(where: { $0.lowercased() == "next" }),
+                    let url = URL(string: String(target), relativeTo: base)?.absoluteURL,
+                    ["http", "https"].contains(url.scheme?.lowercased() ?? "")
+                {
+                    return url
+                }
+            }
+            rest = index < rest.endIndex ? rest[rest.index(after: index)...] : ""
+        }
+        return nil
+    }
+
+    /// `url` with the query parameter `name` set to `value` (replaced where it was).
+    package static func url(_ url: URL, setting name: String, to value: String) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
+        var items = components.queryItems ?? []
+        if let index = items.firstIndex(where: { $0.name == name }) {
+            items[index].value = value
+        } else {
+            items.append(URLQueryItem(name: name, value: value))
+        }
+        components.queryItems = items
+        // A cursor may hold `+` (base64), which servers read as a space unless encoded.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.url ?? url
+    }
+
+    static func queryValue(_ name: String, in url: URL) -> String? {
+        URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems?.first { $0.name == name }?.value
+    }
+}
