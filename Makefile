@@ -85,7 +85,7 @@ demo: build
 ## each runs four builds at once as separate processes, which on a 2-core machine would starve
 ## the tests that time transfers. exiftool writes the photo metadata the tests read back.
 TEST_PACKAGES := nginx-light python3-venv libimage-exiftool-perl
-REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests
+REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests|S3FeedTests
 test-deps: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"
 	@[ -x $(BROWSER_VENV)/bin/python ] || python3 -m venv $(BROWSER_VENV)

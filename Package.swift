@@ -160,7 +160,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["GalleryBuild", "GalleryCore", "Loading", "SiteStarter", "TestSupport"],
+            dependencies: [
+                "GalleryBuild", "GalleryCore", "Loading", "SiteStarter", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             exclude: ["Fixtures"]  // read from the source tree by path
         ),
         .testTarget(

@@ -58,7 +58,11 @@ package struct FeedPages: Sendable {
             whole.albums.merge(document.albums) { first, _ in first }
             whole.warnings += document.warnings
             whole.entryCount = entries
-            guard let next = nextPage(after: url, document: document, link: page.link) else { return whole }
+            whole.isListing = document.isListing
+            guard let next = nextPage(after: url, document: document, link: page.link) else {
+                if whole.isListing { whole.photos = Self.inFolderOrder(whole.photos) }
+                return whole
+            }
             guard number < paging.maxPages else {
                 throw FeedError(
                     .wrongShape,
@@ -79,6 +83,19 @@ package struct FeedPages: Sendable {
         }
         if let next = document.next { return next }
         return link.flatMap { Self.next(inLinkHeader: $0, base: url) }
+    }
+
+    /// A bucket's photos as a folder feed orders a folder's: each album's own photos, by name,
+    /// before its sub-albums; positions renumbered.
+    static func inFolderOrder(_ photos: [Photo]) -> [Photo] {
+        var sorted = photos.sorted { left, right in
+            if left.albumPath != right.albumPath {
+                return left.albumPath.lexicographicallyPrecedes(right.albumPath)
+            }
+            return left.id < right.id
+        }
+        for index in sorted.indices { sorted[index].index = index }
+        return sorted
     }
 
     // MARK: URLs

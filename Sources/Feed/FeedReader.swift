@@ -40,7 +40,17 @@ package struct FeedReader: Sendable {
         -> FeedDocument
     {
         if isXML(data) {
-            let feed = try MediaFeed(data: data, name: name)
+            let root = try MediaFeed.root(of: data, name: name)
+            if BucketListing.isListing(root) {
+                let listing = try BucketListing(root: root, location: location, name: name, firstIndex: firstIndex)
+                var document = FeedDocument(photos: listing.photos)
+                document.entryCount = listing.photos.count
+                document.next = listing.next
+                // Sorted as a folder feed is when the pages are joined (FeedPages).
+                document.isListing = true
+                return document
+            }
+            let feed = try MediaFeed(root: root, name: name)
             var document = resolve(
                 feed.entries, shape: .list, title: feed.title, location: location, firstIndex: firstIndex)
             document.next = feed.next.flatMap { URL(string: $0, relativeTo: location)?.absoluteURL }
@@ -128,7 +138,9 @@ package struct FeedReader: Sendable {
     /// The name of the shape `data` would be read as (`JSON Feed`, `list`), for `gallerygen init`.
     package func shapeName(of data: Data, name: String) throws(FeedError) -> String {
         if isXML(data) {
-            _ = try MediaFeed(data: data, name: name)
+            let root = try MediaFeed.root(of: data, name: name)
+            if BucketListing.isListing(root) { return "S3 bucket listing" }
+            _ = try MediaFeed(root: root, name: name)
             return "RSS or Atom (Media RSS)"
         }
         guard let root = try? JSONParser.parse([UInt8](data)) else {

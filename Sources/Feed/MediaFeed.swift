@@ -33,6 +33,11 @@ struct MediaFeed {
     }
 
     init(data: Data, name: String) throws(FeedError) {
+        try self.init(root: Self.root(of: data, name: name), name: name)
+    }
+
+    /// The document's root element, read with no entity expanded (see the type's comment).
+    static func root(of data: Data, name: String) throws(FeedError) -> Element {
         // UTF-16 and UTF-32 would hide a declaration from the byte scan below: only encodings
         // that write `<!DOCTYPE` in ASCII are read (UTF-8, and the ISO 8859 family).
         if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) || data.prefix(4).contains(0) {
@@ -58,6 +63,10 @@ struct MediaFeed {
                     file: name, line: max(1, parser.lineNumber), column: max(1, parser.columnNumber)))
         }
         guard let root = tree.root else { throw FeedError(.invalidXML, "\(name): no XML element") }
+        return root
+    }
+
+    init(root: Element, name: String) throws(FeedError) {
         switch (root.namespace, root.name) {
         case (Namespace.atom, "feed"):
             title = root.child(Namespace.atom, "title")?.plainText

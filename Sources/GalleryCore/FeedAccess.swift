@@ -20,6 +20,9 @@ package struct FeedPaging: Sendable, Equatable {
     package var maxPages: Int
     /// More entries than this, over all pages, is an error too.
     package var maxEntries: Int
+    /// Entries asked for a page, where the source lets gallerygen choose (an S3 listing's
+    /// `max-keys`); nil: the source's own number.
+    package var pageSize: Int?
 
     package static let defaultMaxPages = 1000
     package static let defaultMaxEntries = 1_000_000

@@ -109,6 +109,9 @@ package struct FeedDocument: Sendable {
     package var next: URL?
     /// How many entries the page had, read or skipped.
     package var entryCount = 0
+    /// A bucket's listing (a page of keys in byte order): the whole feed is put in a folder
+    /// feed's order once read, each album's photos before its sub-albums.
+    package var isListing = false
 
     package init(
         title: String? = nil, photos: [Photo], albums: [[String]: AlbumNote] = [:], skipped: [FeedIssue] = [],

@@ -13,7 +13,9 @@ struct ConfigReader {
         "follow_symlinks", "language", "strings",
     ]
     static let feedKeys = ["url", "format", "fields", "paging", "auth"]
-    static let pagingKeys = ["next", "cursor_parameter", "page_parameter", "first_page", "max_pages", "max_entries"]
+    static let pagingKeys = [
+        "next", "cursor_parameter", "page_parameter", "first_page", "max_pages", "max_entries", "page_size",
+    ]
     static let authKeys = ["bearer", "header", "query", "basic", "env"]
     static let fieldKeys = [
         "items", "image", "title", "album", "id", "link", "date", "description", "alt", "keywords", "taken", "creator",
@@ -203,6 +205,9 @@ struct ConfigReader {
         }
         if let node = keys["max_pages"] {
             paging.maxPages = try integer(node, key: "feed.paging.max_pages", in: 1...1_000_000)
+        }
+        if let node = keys["page_size"] {
+            paging.pageSize = try integer(node, key: "feed.paging.page_size", in: 1...1000)
         }
         if let node = keys["max_entries"] {
             paging.maxEntries = try integer(node, key: "feed.paging.max_entries", in: 1...100_000_000)

@@ -21,7 +21,10 @@ package struct SiteLayout: Sendable {
 
     /// Resolves `config` for a site in `siteDirectory`; `outputOverride` is `--output`, relative to
     /// the current folder. A local feed that does not exist is a config error at `feed.url`.
-    package init(config: SiteConfig, siteDirectory: URL, outputOverride: String? = nil) throws(ConfigError) {
+    package init(
+        config: SiteConfig, siteDirectory: URL, outputOverride: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) {
         let site = siteDirectory.standardizedFileURL
         self.siteDirectory = site
         func resolve(_ path: String, against base: URL) -> URL {
@@ -37,6 +40,8 @@ package struct SiteLayout: Sendable {
         if let url = URL(string: feedURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
         {
             self.feed = .remote(url)
+        } else if let url = URL(string: feedURL), url.scheme?.lowercased() == "s3" {
+            self.feed = .remote(try Self.bucketListing(url, config: config, environment: environment))
         } else {
             let file =
                 feedURL.lowercased().hasPrefix("file://")
@@ -107,5 +112,39 @@ package struct SiteLayout: Sendable {
                 of: path, with: name.isEmpty ? "the site folder" : String(name.dropLast(3)))
         }
         return text
+    }
+
+    /// `s3://bucket/prefix`: the address of the bucket's listing of the keys under `prefix/`
+    /// (ListObjectsV2), on AWS or the endpoint the environment names (docs/feeds.md, "An S3
+    /// bucket"); `feed.paging.page_size` keys a page (S3's own limit, 1,000, without it).
+    static func bucketListing(_ url: URL, config: SiteConfig, environment: [String: String]) throws(ConfigError)
+        -> URL
+    {
+        func problem(_ message: String) -> ConfigError {
+            ConfigError(file: ConfigLoader.fileName, location: config.feed.urlLocation, message)
+        }
+        guard let bucket = url.host, !bucket.isEmpty, url.user == nil, url.password == nil, url.query == nil else {
+            throw problem(
+                "`feed.url` \"\(config.feed.url)\" is no bucket: write s3://bucket or s3://bucket/prefix (keys come "
+                    + "from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, never from gallery.yml)")
+        }
+        let s3 = S3Environment(environment)
+        let endpoint: URL?
+        switch s3.endpoint {
+        case .success(let url): endpoint = url
+        case .failure(let bad):
+            throw problem("the S3 endpoint \"\(bad.text)\" (AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL) is no http(s) URL")
+        }
+        let prefix = url.path.split(separator: "/").joined(separator: "/")
+        guard let address = s3.bucketAddress(bucket, endpoint: endpoint) else {
+            throw problem("no S3 address for the bucket \"\(bucket)\" in the region \"\(s3.region)\"")
+        }
+        var query = "list-type=2"
+        if !prefix.isEmpty { query += "&prefix=" + (prefix + "/").percentEncodedStrictly(keepingSlash: false) }
+        if let size = config.feed.paging.pageSize { query += "&max-keys=\(size)" }
+        guard let listing = URL(string: address.absoluteString + "?" + query) else {
+            throw problem("no S3 address for the bucket \"\(bucket)\"")
+        }
+        return listing
     }
 }

@@ -36,6 +36,20 @@ struct BuildSession: Sendable {
     static func credentials(config: SiteConfig, layout: SiteLayout, options: BuildOptions) throws(BuildError)
         -> RequestCredentials?
     {
+        if URL(string: config.feed.url)?.scheme?.lowercased() == "s3", case .remote(let listing) = layout.feed {
+            // A bucket's keys are the AWS tools' own variables; without them the bucket is read
+            // as a public one, unsigned.
+            if let auth = config.feed.credentials {
+                throw BuildError(
+                    .configuration,
+                    "\(auth.location.map { "\($0): " } ?? "")`feed.auth` is not used with an s3:// feed: its keys "
+                        + "come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+            }
+            let s3 = S3Environment(options.environment)
+            return s3.credentials.flatMap { keys in
+                RequestCredentials(signer: SigV4Signer(credentials: keys, region: s3.region), for: listing)
+            }
+        }
         guard let auth = config.feed.credentials else { return nil }
         let place = auth.location.map { "\($0): " } ?? ""
         guard case .remote(let url) = layout.feed else {

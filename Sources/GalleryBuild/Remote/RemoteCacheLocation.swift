@@ -46,27 +46,23 @@ package enum RemoteCacheLocation {
         if url.scheme?.lowercased() != "s3" {
             return .success(HTTPRemoteStore(base: url, token: variable(tokenVariable), client: client))
         }
-        guard let accessKey = variable("AWS_ACCESS_KEY_ID"), let secretKey = variable("AWS_SECRET_ACCESS_KEY") else {
+        let s3 = S3Environment(environment)
+        guard let credentials = s3.credentials else {
             return .failure(
                 RemoteCacheUnavailable(
                     "remote cache \(value): AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set; "
                         + "this build ran without it"))
         }
-        var endpoint: URL?
-        if let text = variable("AWS_ENDPOINT_URL_S3") ?? variable("AWS_ENDPOINT_URL") {
-            guard let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
-                parsed.host != nil
-            else {
-                return .failure(
-                    RemoteCacheUnavailable(
-                        "remote cache \(value): the endpoint \"\(text)\" is not an http(s) URL; this build ran without it"
-                    ))
-            }
-            endpoint = parsed
+        let endpoint: URL?
+        switch s3.endpoint {
+        case .success(let url): endpoint = url
+        case .failure(let problem):
+            return .failure(
+                RemoteCacheUnavailable(
+                    "remote cache \(value): the endpoint \"\(problem.text)\" is not an http(s) URL; "
+                        + "this build ran without it"))
         }
-        let region = variable("AWS_REGION") ?? variable("AWS_DEFAULT_REGION") ?? "us-east-1"
-        let credentials = SigV4Signer.Credentials(
-            accessKey: accessKey, secretKey: secretKey, sessionToken: variable("AWS_SESSION_TOKEN"))
+        let region = s3.region
         guard
             let store = S3RemoteStore(
                 bucket: url.host ?? "", prefix: url.path, endpoint: endpoint, region: region,

@@ -10,6 +10,8 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
     /// `http://host:port`, lower-case, with the port always written.
     package let origin: String
     let secret: String
+    /// An S3 bucket's keys: each request to the bucket's origin is signed (SigV4) instead.
+    let signer: SigV4Signer?
 
     /// Nil when `url` is not a web URL.
     package init?(kind: FeedCredentials.Kind, secret: String, for url: URL) {
@@ -17,6 +19,16 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
         self.kind = kind
         self.origin = origin
         self.secret = secret
+        self.signer = nil
+    }
+
+    /// Requests to `url`'s origin signed with `signer` (an S3 bucket's listing and objects).
+    package init?(signer: SigV4Signer, for url: URL) {
+        guard let origin = Self.origin(of: url) else { return nil }
+        self.kind = .bearer
+        self.origin = origin
+        self.secret = signer.credentials.secretKey
+        self.signer = signer
     }
 
     /// Never the secret.
@@ -25,8 +37,17 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
     package func applies(to url: URL) -> Bool { Self.origin(of: url) == origin }
 
     /// The request's URL and headers with the secret, when `url` is on the feed's origin.
-    func request(for url: URL) -> (url: String, headers: [(String, String)]) {
+    func request(for url: URL, at date: Date = Date()) -> (url: String, headers: [(String, String)]) {
         guard applies(to: url) else { return (url.absoluteString, []) }
+        if let signer, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
+            // Signed as sent: the path and query exactly as they go on the wire.
+            let host = components.port.map { "\(components.host ?? ""):\($0)" } ?? (components.host ?? "")
+            let signature = signer.sign(
+                method: "GET", path: components.percentEncodedPath, query: components.percentEncodedQuery,
+                headers: [("host", host)], payloadSHA256: SigV4Signer.emptyPayloadSHA256,
+                amzDate: SigV4Signer.amzDate(date))
+            return (url.absoluteString, signature.headers.map { ($0.name, $0.value) })
+        }
         switch kind {
         case .bearer: return (url.absoluteString, [("Authorization", "Bearer \(secret)")])
         case .header(let name): return (url.absoluteString, [(name, secret)])

@@ -1,12 +1,13 @@
 import Crypto
 package import Foundation
+import GalleryCore
 
 /// AWS Signature Version 4 for S3 requests (the `Authorization` header form), as AWS documents
 /// it and botocore's S3 signer computes it: the path signed as sent (encoded once; S3 does not
 /// encode it twice, unlike other services), the query pairs sorted as sent, header values
 /// trimmed with inner runs of whitespace collapsed. Checked against botocore over hundreds of
 /// generated requests (S3Tests).
-package struct SigV4Signer: Sendable {
+package struct SigV4Signer: Sendable, Equatable {
     package struct Credentials: Sendable, Equatable {
         package var accessKey: String
         package var secretKey: String
@@ -105,24 +106,7 @@ package struct SigV4Signer: Sendable {
     /// Percent-encodes `text` as SigV4 wants it: everything but RFC 3986's unreserved characters
     /// (and `/` when `keepingSlash`), in upper-case hex.
     package static func encode(_ text: String, keepingSlash: Bool) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "~"):
-                bytes.append(byte)
-            case UInt8(ascii: "/") where keepingSlash:
-                bytes.append(byte)
-            default:
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        text.percentEncodedStrictly(keepingSlash: keepingSlash)
     }
 
     /// The path as it goes on the wire: S3 signs it as written (encoded once, by ``encode(_:keepingSlash:)``),
