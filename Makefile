@@ -81,7 +81,7 @@ demo: build
 	@echo "Open $(abspath $(SITE))/public/index.html in a browser."
 
 ## test: the whole test suite. The remote cache's tests need nginx (WebDAV) and, for S3, moto's
-## server and botocore (PyPI, in the same venv as the browser test). They run after the rest:
+## server and botocore (PyPI, in the same venv as the browser test); the WebDAV feed's, WsgiDAV. They run after the rest:
 ## each runs four builds at once as separate processes, which on a 2-core machine would starve
 ## the tests that time transfers. exiftool writes the photo metadata the tests read back.
 TEST_PACKAGES := nginx-light python3-venv libimage-exiftool-perl
@@ -89,8 +89,8 @@ REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests|S3FeedTests
 test-deps: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"
 	@[ -x $(BROWSER_VENV)/bin/python ] || python3 -m venv $(BROWSER_VENV)
-	@$(BROWSER_VENV)/bin/python -c "import moto.server, boto3, botocore" 2>/dev/null \
-		|| $(BROWSER_VENV)/bin/pip install --quiet 'moto[server]' boto3
+	@$(BROWSER_VENV)/bin/python -c "import moto.server, boto3, botocore, wsgidav, cheroot" 2>/dev/null \
+		|| $(BROWSER_VENV)/bin/pip install --quiet 'moto[server]' boto3 wsgidav cheroot
 
 test: test-deps
 	$(SWIFT) build --build-tests

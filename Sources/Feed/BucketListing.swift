@@ -12,6 +12,8 @@ struct BucketListing {
     static let namespace = "http://s3.amazonaws.com/doc/2006-03-01/"
 
     var photos: [Photo] = []
+    /// Each photo's ETag, by its URL.
+    var etags: [URL: String] = [:]
     var next: URL?
     /// Keys passed over: not images.
     var passedOver = 0
@@ -53,6 +55,7 @@ struct BucketListing {
                 index: firstIndex + photos.count, id: relative, title: FeedReader.title(ofFile: file), source: url,
                 albumPath: parts)
             photo.titleIsFileName = true
+            if let etag = text(object, "ETag") { etags[url] = etag }
             photos.append(photo)
         }
         guard text(root, "IsTruncated")?.lowercased() == "true" else { return }

@@ -59,6 +59,7 @@ package struct FeedPages: Sendable {
             whole.warnings += document.warnings
             whole.entryCount = entries
             whole.isListing = document.isListing
+            whole.listedETags.merge(document.listedETags) { first, _ in first }
             guard let next = nextPage(after: url, document: document, link: page.link) else {
                 if whole.isListing { whole.photos = Self.inFolderOrder(whole.photos) }
                 return whole

@@ -12,7 +12,7 @@ extension FeedReader {
     static let albumNoteName = "index.md"
 
     /// How deep a folder feed is read: deeper folders are reported, not followed.
-    static let folderDepthLimit = 16
+    package static let folderDepthLimit = 16
 
     /// Reads a folder as a feed, as photographers keep them: the images at the top, then each
     /// subfolder at any depth as an album named by its path (`2019 / Iceland`), each list in name
@@ -128,14 +128,14 @@ extension FeedReader {
 
     /// A file name as a title: no extension, separators as spaces, camera prefixes' leading
     /// underscores gone (`_MG_7805_lossy80.webp` -> `MG 7805 lossy80`).
-    static func title(ofFile name: String) -> String {
+    package static func title(ofFile name: String) -> String {
         let stem = (name as NSString).deletingPathExtension
         let words = stem.split { $0 == "_" || $0 == "-" || $0 == " " || $0 == "." }
         let title = words.joined(separator: " ")
         return title.isEmpty ? stem : title
     }
 
-    static func isImageName(_ name: String) -> Bool {
+    package static func isImageName(_ name: String) -> Bool {
         imageExtensions.contains((name as NSString).pathExtension.lowercased())
     }
 }

@@ -46,6 +46,7 @@ package struct FeedReader: Sendable {
                 var document = FeedDocument(photos: listing.photos)
                 document.entryCount = listing.photos.count
                 document.next = listing.next
+                document.listedETags = listing.etags
                 // Sorted as a folder feed is when the pages are joined (FeedPages).
                 document.isListing = true
                 return document
@@ -161,6 +162,10 @@ package struct FeedReader: Sendable {
             throw FeedError(.wrongShape, "\(name): feed.format is folder, but feed.url names a file")
         case .rss:
             throw FeedError(.wrongShape, "\(name): feed.format is rss, but the feed is not XML")
+        case .webdav:
+            throw FeedError(
+                .wrongShape,
+                "\(name): feed.format is webdav, but feed.url names a file; give the folder's http(s) address")
         case .auto:
             guard let shape = FeedShape.detect(root, largestWidth: configuration.largestWidth) else {
                 throw FeedError(

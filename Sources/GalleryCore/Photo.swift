@@ -109,6 +109,9 @@ package struct FeedDocument: Sendable {
     package var next: URL?
     /// How many entries the page had, read or skipped.
     package var entryCount = 0
+    /// The ETags a listing (an S3 bucket's, a WebDAV folder's) gave its images, by image URL: a
+    /// cached copy with the listed ETag needs no request.
+    package var listedETags: [URL: String] = [:]
     /// A bucket's listing (a page of keys in byte order): the whole feed is put in a folder
     /// feed's order once read, each album's photos before its sub-albums.
     package var isListing = false

@@ -157,6 +157,8 @@ package enum FeedFormat: String, Sendable, CaseIterable {
     case auto, jsonplaceholder, itunes, jsonfeed, list, folder
     /// RSS 2.0 or Atom, with Media RSS.
     case rss
+    /// A WebDAV folder (Nextcloud, ownCloud, Apache, any WebDAV server), listed with PROPFIND.
+    case webdav
 }
 
 /// Dotted key paths into each entry of a JSON feed of another shape, e.g. `image: media.large`.

@@ -70,11 +70,19 @@ import Testing
         #expect(manifest.contains("/photos/Iceland/falls%201.jpg"))
         #expect(!manifest.contains("elsewhere"), "only the prefix's keys")
 
-        // Nothing changed: each photo revalidated by its ETag, none sent again.
+        // Nothing changed: the listing's ETags are the cached copies' own, so the three listing
+        // pages are the only requests.
         let (again, unchanged) = try await run(site, s3.environment())
         #expect(again.status == 0, "\(again.standardError)")
-        #expect(unchanged["not_modified"] == 6, "\(unchanged)")
+        #expect(unchanged["requests"] == 3 && unchanged["fresh"] == 6, "\(unchanged)")
         #expect(unchanged["downloaded"] == 0 && unchanged["processed"] == 0, "\(unchanged)")
+
+        // --refresh asks for each object with its ETag all the same: six 304s (the counts are
+        // the photos'; the listing pages are among the requests).
+        let refresh = try await CommandRun.gallerygenConcurrently(
+            ["build", site.url.path, "--refresh"], environment: s3.environment())
+        #expect(refresh.status == 0, "\(refresh.standardError)")
+        #expect(refresh.standardOutput.contains("9 requests (0 × 200, 6 × 304)"), "\(refresh.standardOutput)")
 
         // One object replaced: it alone is loaded again.
         try await bucket.put("photos/b.jpg", Data(TestPhotos.jpeg(9)))

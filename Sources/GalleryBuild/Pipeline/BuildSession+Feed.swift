@@ -38,6 +38,8 @@ extension BuildSession {
                     try reader.document(from: data, location: file, name: relativeName(of: file)), sha256Hex(of: data),
                     nil
                 )
+            case .remote(let url) where config.feed.format == .webdav:
+                return try await readWebDAV(from: url)
             case .remote(let url):
                 return try await readPages(from: url, reader: reader)
             }
@@ -48,6 +50,79 @@ extension BuildSession {
         } catch {
             throw BuildError(.feed, underlying: error)
         }
+    }
+
+    /// A WebDAV folder (docs/feeds.md, "A WebDAV folder"): `PROPFIND` a folder at a time down
+    /// the tree, the images of each folder then its subfolders as albums, in name order, as a
+    /// folder feed is read. Each folder listed counts as a page against `max_pages`.
+    private func readWebDAV(from address: URL) async throws -> (FeedDocument, String?, String?) {
+        let root = address.absoluteString.hasSuffix("/") ? address : address.appendingPathComponent("")
+        let paging = config.feed.paging
+        var document = FeedDocument(photos: [])
+        var pending: [(url: URL, path: [String])] = [(root, [])]
+        var seen: Set<String> = []
+        var hashes: [String] = []
+        var folders = 0
+        while let (folder, path) = pending.popLast() {
+            guard seen.insert(WebDAVListing.decodedPath(folder)).inserted else { continue }
+            folders += 1
+            guard folders <= paging.maxPages else {
+                throw BuildError(
+                    .feed,
+                    "\(folder.absoluteString): folder \(folders) of the WebDAV feed is over feed.paging.max_pages "
+                        + "(\(paging.maxPages)); raise it in gallery.yml if the tree really has more folders")
+            }
+            let data = try await http.propfind(folder)
+            hashes.append(sha256Hex(of: data))
+            let listing = try WebDAVListing(data: data, folder: folder, root: root, name: folder.absoluteString)
+            for file in listing.files where FeedReader.isImageName(file.name) && !file.name.hasPrefix(".") {
+                guard let source = CanonicalURL(file.url) else { continue }
+                var photo = Photo(
+                    index: document.photos.count, id: (path + [file.name]).joined(separator: "/"),
+                    title: FeedReader.title(ofFile: file.name), source: file.url, albumPath: path)
+                photo.titleIsFileName = true
+                if let etag = file.etag { document.listedETags[source.url] = etag }
+                document.photos.append(photo)
+                guard document.photos.count <= paging.maxEntries else {
+                    throw BuildError(
+                        .feed,
+                        "\(folder.absoluteString): the WebDAV feed passes feed.paging.max_entries "
+                            + "(\(paging.maxEntries)) photos here; raise it in gallery.yml if it is really that large")
+                }
+            }
+            for outside in listing.outside {
+                document.warnings.append(
+                    "\(folder.absoluteString): the listing names \"\(outside.prefix(200))\", outside the feed's folder; "
+                        + "not read")
+            }
+            // Pushed last first: the first subfolder is listed next, its own subfolders before the
+            // second (a folder feed's order).
+            for subfolder in listing.folders.reversed() {
+                let name = WebDAVListing.decodedPath(subfolder).split(separator: "/").last.map(String.init) ?? ""
+                if name.hasPrefix(".") { continue }
+                guard path.count < FeedReader.folderDepthLimit else {
+                    document.skipped.append(
+                        FeedIssue(
+                            index: document.photos.count + document.skipped.count,
+                            message: "\((path + [name]).joined(separator: "/")): deeper than "
+                                + "\(FeedReader.folderDepthLimit) folders; not read"))
+                    continue
+                }
+                pending.append((subfolder, path + [name]))
+            }
+        }
+        document.entryCount = document.photos.count
+        noteListedETags(of: document)
+        return (document, sha256Hex(of: Data(hashes.joined(separator: "\n").utf8)), nil)
+    }
+
+    /// A listing's ETags vouch for the cached copies that have them: no request for those.
+    private func noteListedETags(of document: FeedDocument) {
+        var listed: [CanonicalURL: String] = [:]
+        for (url, etag) in document.listedETags {
+            if let source = CanonicalURL(url) { listed[source] = etag }
+        }
+        if !listed.isEmpty { http.noteListedETags(listed) }
     }
 
     /// A remote feed, every page of it (docs/feeds.md, "Pages"): each page cached and revalidated
@@ -74,6 +149,7 @@ extension BuildSession {
                 document.photos[index].source = credentials.stripped(document.photos[index].source)
             }
         }
+        noteListedETags(of: document)
         let hash = hashes.count == 1 ? hashes[0] : sha256Hex(of: Data(hashes.joined(separator: "\n").utf8))
         return (document, hash, warnings.isEmpty ? nil : warnings.joined(separator: "; "))
     }

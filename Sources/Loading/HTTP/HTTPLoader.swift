@@ -74,6 +74,8 @@ package final class HTTPLoader: OriginalLoading {
     /// The `Link` header of each feed document answered this build, until ``document(for:)``
     /// takes it (a `no-store` answer has no record to keep it in).
     let documentLinks = Mutex<[String: String]>([:])
+    /// See ``noteListedETags(_:)``.
+    let listedETags = Mutex<[String: String]>([:])
 
     /// - Parameters:
     ///   - client: shared by the whole build; its owner shuts it down.
@@ -108,6 +110,23 @@ package final class HTTPLoader: OriginalLoading {
         return (data, original, link ?? cache.record(for: source.description)?.link)
     }
 
+    /// The ETags a listing (an S3 bucket's, a WebDAV folder's) gave its images, by URL: a cached
+    /// copy whose ETag is the listed one is used without a request, as a fresh one is.
+    package func noteListedETags(_ etags: [CanonicalURL: String]) {
+        listedETags.withLock { listed in
+            for (url, etag) in etags { listed[url.description] = Self.opaque(etag) }
+        }
+    }
+
+    /// An ETag's opaque part: without `W/` and quotes (a WebDAV listing writes it bare where
+    /// the GET's header quotes it).
+    static func opaque(_ etag: String) -> String {
+        var text = Substring(etag.trimmingWhitespace())
+        if text.hasPrefix("W/") { text = text.dropFirst(2) }
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = text.dropFirst().dropLast() }
+        return String(text)
+    }
+
     package func availableOriginal(for source: CanonicalURL) -> Original? {
         let now = Date()
         guard let record = cache.record(for: source.description) else { return nil }
@@ -115,6 +134,10 @@ package final class HTTPLoader: OriginalLoading {
         if configuration.offline {
             origin = .offline
         } else if !configuration.refresh, record.isFresh(at: now) {
+            origin = .fresh
+        } else if !configuration.refresh, let etag = record.etag,
+            let listed = listedETags.withLock({ $0[source.description] }), Self.opaque(etag) == listed
+        {
             origin = .fresh
         } else {
             return nil
@@ -326,7 +349,7 @@ package final class HTTPLoader: OriginalLoading {
 
     /// Runs `attempt` until it succeeds, fails for good, or the attempts run out; waits between
     /// attempts without holding a connection slot.
-    private func withRetries(url: URL, _ attempt: () async throws -> AttemptOutcome) async throws -> AttemptOutcome {
+    func withRetries<Outcome>(url: URL, _ attempt: () async throws -> Outcome) async throws -> Outcome {
         var number = 1
         while true {
             do {
