@@ -67,6 +67,13 @@ package struct FeedReader: Sendable {
                 location: SourceLocation(file: name, line: error.line, column: error.column)
             )
         }
+        if let service = service(of: root) {
+            var document = resolve(
+                try service.entries(of: root, name: name), shape: .list, title: nil, location: location,
+                firstIndex: firstIndex)
+            document.next = service.next(in: root, location: location)
+            return document
+        }
         let shape = try self.shape(of: root, name: name)
         let entries = try entries(of: root, shape: shape, name: name)
         var document = resolve(
@@ -136,6 +143,18 @@ package struct FeedReader: Sendable {
         return document
     }
 
+    /// The photo service whose API answered, asked for (`format: mastodon`, `piwigo`) or
+    /// recognised by its fields.
+    private func service(of root: JSONValue) -> ServiceFeed? {
+        guard configuration.fields == nil else { return nil }
+        switch configuration.format {
+        case .mastodon: return .mastodon
+        case .piwigo: return .piwigo
+        case .auto: return ServiceFeed.detect(root)
+        default: return nil
+        }
+    }
+
     /// The name of the shape `data` would be read as (`JSON Feed`, `list`), for `gallerygen init`.
     package func shapeName(of data: Data, name: String) throws(FeedError) -> String {
         if isXML(data) {
@@ -147,6 +166,7 @@ package struct FeedReader: Sendable {
         guard let root = try? JSONParser.parse([UInt8](data)) else {
             throw FeedError(.invalidJSON, "\(name): not JSON")
         }
+        if let service = service(of: root) { return service.name }
         return try shape(of: root, name: name).name
     }
 
@@ -162,6 +182,9 @@ package struct FeedReader: Sendable {
             throw FeedError(.wrongShape, "\(name): feed.format is folder, but feed.url names a file")
         case .rss:
             throw FeedError(.wrongShape, "\(name): feed.format is rss, but the feed is not XML")
+        case .mastodon, .piwigo:
+            throw FeedError(
+                .wrongShape, "\(name): feed.format is \(configuration.format.rawValue), but feed.fields is set")
         case .webdav:
             throw FeedError(
                 .wrongShape,

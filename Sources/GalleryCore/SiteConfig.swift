@@ -159,6 +159,10 @@ package enum FeedFormat: String, Sendable, CaseIterable {
     case rss
     /// A WebDAV folder (Nextcloud, ownCloud, Apache, any WebDAV server), listed with PROPFIND.
     case webdav
+    /// Mastodon's (and Pixelfed's) statuses API.
+    case mastodon
+    /// Piwigo's `pwg.categories.getImages`.
+    case piwigo
 }
 
 /// Dotted key paths into each entry of a JSON feed of another shape, e.g. `image: media.large`.

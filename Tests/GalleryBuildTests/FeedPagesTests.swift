@@ -289,4 +289,49 @@ import Testing
         #expect(clock.now - start >= .seconds(1), "the server's Retry-After was waited out")
         try await server.shutdown()
     }
+
+    /// A Mastodon account's statuses, page by page as Mastodon sends them: the saved first page
+    /// (five text-only statuses) with its recorded Link header, and a second page holding the
+    /// saved status with two images (Fixtures/README.md in FeedTests), the addresses in both made
+    /// the test server's.
+    @Test func aMastodonAccountIsReadPageByPageByItsLinkHeader() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FeedTests/Fixtures")
+        let firstPage = try String(
+            contentsOf: fixtures.appendingPathComponent("mastodon-api-account-statuses.json"), encoding: .utf8)
+        let status = try String(
+            contentsOf: fixtures.appendingPathComponent("mastodon-api-status-two-images.json"), encoding: .utf8)
+        let base = Locked<String>("")
+        let server = try await TestHTTPServer { request in
+            let here = base.value ?? ""
+            if request.path.hasPrefix("/system/media_attachments/") {
+                return .revalidating(request, photo: request.path.contains("963111bc") ? 1 : 2)
+            }
+            guard request.path == "/api/v1/accounts/117020565966271181/statuses" else { return .text(404) }
+            let statuses = "/api/v1/accounts/117020565966271181/statuses"
+            if request.uri.contains("max_id=117020580489281910") {
+                return .init(
+                    headers: [("Content-Type", "application/json; charset=utf-8")],
+                    body: Array(("[" + status.replacingOccurrences(of: "http://localhost:3000", with: here) + "]").utf8)
+                )
+            }
+            let link =
+                "<\(here)\(statuses)?limit=5&max_id=117020580489281910>; rel=\"next\", "
+                + "<\(here)\(statuses)?limit=5&min_id=117020580518794573>; rel=\"prev\""
+            return .init(
+                headers: [("Content-Type", "application/json; charset=utf-8"), ("Link", link)],
+                body: Array(firstPage.replacingOccurrences(of: "http://localhost:3000", with: here).utf8))
+        }
+        base.set(server.baseURL)
+        let site = try FixtureSite(
+            feed: server.baseURL + "/api/v1/accounts/117020565966271181/statuses?limit=5", title: "Toots")
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.photos == 2 && result.report.counts.failed == 0, "\(result.report.counts)")
+        #expect(server.requests.filter { $0.path.hasPrefix("/api/") }.count == 2)
+        let page = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+        #expect(page.contains("John Lennon doing a funny walk"), "the author's alt text")
+        try await server.shutdown()
+    }
 }

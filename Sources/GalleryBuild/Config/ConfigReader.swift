@@ -141,8 +141,9 @@ struct ConfigReader {
         if settings.url.isEmpty { throw error(at: urlNode, "`feed.url` is empty") }
         if let formatNode = keys["format"] {
             let text = try string(formatNode, key: "feed.format")
-            // `atom` is read as `rss` is: one reader takes both.
-            guard let format = FeedFormat(rawValue: text.lowercased() == "atom" ? "rss" : text.lowercased()) else {
+            // `atom` is read as `rss` is, `pixelfed` as `mastodon`: one reader takes both.
+            let aliases = ["atom": "rss", "pixelfed": "mastodon"]
+            guard let format = FeedFormat(rawValue: aliases[text.lowercased()] ?? text.lowercased()) else {
                 let choices = FeedFormat.allCases.map(\.rawValue).joined(separator: ", ")
                 throw error(at: formatNode, "unknown feed.format \"\(text)\"; use one of \(choices)")
             }

@@ -1,0 +1,78 @@
+import Foundation
+import GalleryCore
+import Testing
+
+@testable import Feed
+
+/// Saved answers of photo services' APIs (Fixtures/README.md says where each came from), read as
+/// feeds: which entries are photos, and what each field fills.
+@Suite struct ServiceFeedTests {
+    func read(_ name: String, from location: String, format: FeedFormat = .auto) throws -> FeedDocument {
+        let data = try Data(contentsOf: SavedMediaFeedTests.fixtures.appendingPathComponent(name))
+        return try FeedReader(configuration: FeedReader.Configuration(format: format)).document(
+            from: data, location: URL(string: location)!, name: name)
+    }
+
+    @Test func aMastodonStatusWithTwoImagesIsTwoPhotosWithTheAuthorsAltText() throws {
+        // The saved status, as an account's statuses list holds it.
+        let status = try Data(
+            contentsOf: SavedMediaFeedTests.fixtures.appendingPathComponent("mastodon-api-status-two-images.json"))
+        let data = Data("[".utf8) + status + Data("]".utf8)
+        let document = try FeedReader().document(
+            from: data, location: URL(string: "http://localhost:3000/api/v1/accounts/1/statuses")!, name: "statuses")
+        #expect(document.photos.count == 2 && document.skipped.isEmpty)
+        let first = try #require(document.photos.first)
+        #expect(
+            first.source.absoluteString
+                == "http://localhost:3000/system/media_attachments/files/117/020/576/646/493/592/original/963111bc1b0bd6b6.jpg"
+        )
+        #expect(first.metadata.alt == "John Lennon doing a funny walk")
+        #expect(first.metadata.description == "LOL check this out")
+        #expect(first.title == "LOL check this out")
+        #expect(first.metadata.creator == "John Lennon")
+        #expect(first.link?.absoluteString == "http://localhost:3000/@mastodonpy_test/117020576664345360")
+        #expect(first.date == FeedDate.parse("2026-08-01T13:51:35.294Z"))
+        #expect(first.id == "117020576646493592")
+        #expect(document.photos[1].metadata.alt == "hololives #1 detective, watson ameliachan")
+        #expect(FeedReader().shapeNameIfReadable(data) == "Mastodon or Pixelfed statuses")
+    }
+
+    @Test func aMastodonPageOfTextOnlyStatusesHasNoPhotoAndSkipsNone() throws {
+        let document = try read(
+            "mastodon-api-account-statuses.json",
+            from: "http://localhost:3000/api/v1/accounts/117020565966271181/statuses?limit=5", format: .mastodon)
+        #expect(document.photos.isEmpty && document.skipped.isEmpty)
+        #expect(document.next == nil, "Mastodon's next page is in the Link header, which the pager reads")
+    }
+
+    @Test func aPiwigoAlbumPageAndItsNextPage() throws {
+        let document = try read(
+            "piwigo-categories-getImages.json",
+            from: "http://10.100.230.78/ws.php?format=json&method=pwg.categories.getImages&cat_id=4&per_page=2&page=2")
+        #expect(document.photos.count == 2)
+        let first = try #require(document.photos.first)
+        #expect(first.source.absoluteString == "http://10.100.230.78/upload/2019/11/07/20191107154824-70af44c1.jpg")
+        #expect(first.title == "pulirmen1" && first.id == "39")
+        #expect(first.link?.absoluteString == "http://10.100.230.78/picture.php?/39")
+        #expect(first.metadata.taken == CaptureTime.parse("2001-03-20T15:01:27"))
+        #expect(first.metadata.description == nil, "a null comment says nothing")
+        #expect(document.photos[1].title == "quebec city in snow 3")
+        // Page 2 of 29 photos, 2 a page: page 3 next.
+        #expect(
+            document.next?.absoluteString
+                == "http://10.100.230.78/ws.php?format=json&method=pwg.categories.getImages&cat_id=4&per_page=2&page=3")
+    }
+
+    @Test func aPiwigoErrorIsNamed() throws {
+        let data = Data(#"{"stat":"fail","err":1002,"message":"Missing parameters: cat_id"}"#.utf8)
+        let error = #expect(throws: FeedError.self) {
+            try FeedReader(configuration: FeedReader.Configuration(format: .piwigo)).document(
+                from: data, location: URL(string: "https://p.example/ws.php")!, name: "ws.php")
+        }
+        #expect(error?.message.contains("Piwigo answered \"Missing parameters: cat_id\"") == true)
+    }
+}
+
+extension FeedReader {
+    fileprivate func shapeNameIfReadable(_ data: Data) -> String? { try? shapeName(of: data, name: "feed") }
+}
