@@ -135,6 +135,18 @@ package struct SiteStarter: Sendable {
                 throw BuildError(.feed, underlying: error)
             }
         }
+        if let url = URL(string: feed), url.scheme?.lowercased() == "s3" {
+            // Listed by the build, signed with the AWS variables of wherever it runs.
+            guard let bucket = url.host, !bucket.isEmpty else {
+                throw BuildError(.configuration, "--feed \(feed): write s3://bucket or s3://bucket/prefix")
+            }
+            let prefix = url.path.split(separator: "/").joined(separator: "/")
+            return FeedProbe(
+                setting: feed, format: "s3",
+                summary: "the S3 bucket \(bucket)"
+                    + (prefix.isEmpty ? "" : ", under \(prefix)/")
+                    + " (listed by each build, with the keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
+        }
         let file = URL(fileURLWithPath: feed, relativeTo: workingDirectory).standardizedFileURL
         let setting = Self.relativePath(of: file, from: directory) ?? file.path
         var isDirectory: ObjCBool = false
@@ -223,11 +235,13 @@ package struct SiteStarter: Sendable {
             # every other key shows its default, and a commented one is off until you set it.
             title: \(quotedTitle)
 
-            # Where the photos come from: a feed URL, a JSON file, or a folder of images (relative to this
-            # file). Read by `gallerygen init`: \(feed.summary).
+            # Where the photos come from: a feed URL, a JSON file, a folder of images (relative to this
+            # file), or an S3 bucket (s3://bucket/prefix). Read by `gallerygen init`: \(feed.summary).
+            # A feed behind a secret takes `auth:`, one of many pages `paging:` (docs/feeds.md).
             feed:
               url: \(quotedFeed)
-              format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder, rss
+              format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder,
+                             # rss, mastodon, piwigo, webdav (a WebDAV folder: never detected)
 
             # The site's public address: feeds, the sitemap and link previews need it.
             # base_url: https://photos.example.org/

@@ -61,6 +61,17 @@ import Testing
         try await upstream.server.shutdown()
     }
 
+    @Test func anS3BucketIsNamedAndLeftToTheBuildToList() throws {
+        let folder = try TemporaryDirectory("init")
+
+        let run = try CommandRun.gallerygen(["init", "site", "--feed", "s3://my-photos/trips/2024"], in: folder.url)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("Feed: the S3 bucket my-photos, under trips/2024/"), "\(run.standardOutput)")
+        let config = try String(contentsOf: folder.file("site/gallery.yml"), encoding: .utf8)
+        #expect(config.contains("url: \"s3://my-photos/trips/2024\""), "\(config)")
+    }
+
     @Test func withoutAFeedItMakesAPhotosFolder() throws {
         let folder = try TemporaryDirectory("init")
         let run = try CommandRun.gallerygen(["init"], in: folder.url)
