@@ -67,7 +67,8 @@ import Testing
         let run = try CommandRun.gallerygen(["init", "site", "--feed", "s3://my-photos/trips/2024"], in: folder.url)
 
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains("Feed: the S3 bucket my-photos, under trips/2024/"), "\(run.standardOutput)")
+        #expect(
+            run.standardOutput.contains("Feed: the S3 bucket my-photos, under trips/2024/"), "\(run.standardOutput)")
         let config = try String(contentsOf: folder.file("site/gallery.yml"), encoding: .utf8)
         #expect(config.contains("url: \"s3://my-photos/trips/2024\""), "\(config)")
     }

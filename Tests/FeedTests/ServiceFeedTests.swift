@@ -76,3 +76,60 @@ import Testing
 extension FeedReader {
     fileprivate func shapeNameIfReadable(_ data: Data) -> String? { try? shapeName(of: data, name: "feed") }
 }
+
+/// Hostile answers from the listing and paging sources: no entity read, wrong types named.
+@Suite struct HostileListingTests {
+    @Test func aBucketListingOrAWebDAVAnswerWithADocumentTypeIsRefused() throws {
+        let xxe = Data(
+            """
+            <?xml version="1.0"?>
+            <!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>
+            <ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Contents><Key>&x;.jpg</Key></Contents></ListBucketResult>
+            """.utf8)
+        let listing = #expect(throws: FeedError.self) {
+            try FeedReader().document(
+                from: xxe, location: URL(string: "https://b.s3.example/?list-type=2")!, name: "listing")
+        }
+        #expect(listing?.location?.line == 2 && listing?.code == .invalidXML)
+        let dav = Data(
+            """
+            <?xml version="1.0"?>
+            <!DOCTYPE d:multistatus [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>
+            <d:multistatus xmlns:d="DAV:"><d:response><d:href>/x/&b;.jpg</d:href></d:response></d:multistatus>
+            """.utf8)
+        let folder = URL(string: "https://dav.example/x/")!
+        let error = #expect(throws: FeedError.self) {
+            try WebDAVListing(data: dav, folder: folder, root: folder, name: "folder")
+        }
+        #expect(error?.code == .invalidXML)
+    }
+
+    @Test func aWebDAVListingCannotLeadTheWalkOutsideTheFeedsFolder() throws {
+        let answer = Data(
+            """
+            <d:multistatus xmlns:d="DAV:">
+            <d:response><d:href>/share/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+            <d:response><d:href>/share/a.jpg</d:href><d:propstat><d:prop><d:resourcetype/><d:getetag>"1"</d:getetag></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+            <d:response><d:href>/private/</d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+            <d:response><d:href>https://elsewhere.example/share/b.jpg</d:href><d:propstat><d:prop><d:resourcetype/></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+            <d:response><d:href>/share/../private/c.jpg</d:href><d:propstat><d:prop><d:resourcetype/></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>
+            </d:multistatus>
+            """.utf8)
+        let folder = URL(string: "https://dav.example/share/")!
+        let listing = try WebDAVListing(data: answer, folder: folder, root: folder, name: "share")
+        #expect(listing.files.map(\.name) == ["a.jpg"] && listing.files.first?.etag == "\"1\"")
+        #expect(listing.folders.isEmpty)
+        #expect(listing.outside.count == 3, "\(listing.outside)")
+    }
+
+    @Test func aNextFieldOfTheWrongTypeIsNamed() throws {
+        var configuration = FeedReader.Configuration(fields: FieldMapping(items: "data", image: "url"))
+        configuration.paging.next = "links.next"
+        let data = Data(#"{"data": [{"url": "a.jpg"}], "links": {"next": {"href": "?page=2"}}}"#.utf8)
+        let error = #expect(throws: FeedError.self) {
+            try FeedReader(configuration: configuration).document(
+                from: data, location: URL(string: "https://api.example/photos")!, name: "photos")
+        }
+        #expect(error?.message.contains("\"links.next\", where the next page is, is neither text nor a number") == true)
+    }
+}

@@ -267,6 +267,30 @@ import Testing
         try await circle.server.shutdown()
     }
 
+    @Test func aHugePageIsStoppedAtMaxImageBytesAndNamed() async throws {
+        let host = try await PagedHost(pages: 2, perPage: 1) { number, entries, base in
+            // Page 2 is 2 MB of entries, over a limit of 1 MB.
+            let padding = number == 2 ? String(repeating: " ", count: 2_000_000) : ""
+            return (
+                "[" + entries.joined(separator: ",") + padding + "]",
+                number == 1 ? [("Link", "<\(base)/feed?page=2>; rel=next")] : []
+            )
+        }
+        let site = try FixtureSite(feed: host.feedURL, title: "Huge")
+        try site.folder.write(
+            """
+            title: Huge
+            feed:
+              url: \(host.feedURL)
+              fields: {image: url, title: title, id: id}
+            max_image_bytes: 1MB
+            """, to: "gallery.yml")
+        let error = await #expect(throws: BuildError.self) { try await build(site) }
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("/feed?page=2") && message.contains("max_image_bytes"), "\(message)")
+        try await host.server.shutdown()
+    }
+
     @Test func aFeedPageAnswered429IsAskedAgainAfterRetryAfter() async throws {
         let asked = Locked<Int>(0)
         let server = try await TestHTTPServer { request in
