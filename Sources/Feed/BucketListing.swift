@@ -39,7 +39,9 @@ struct BucketListing {
             guard let key = text(object, "Key"), !key.isEmpty else { continue }
             let relative = key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : key
             var parts = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            let segments = key.split(separator: "/", omittingEmptySubsequences: false)
             guard let file = parts.popLast(), !key.hasSuffix("/"), FeedReader.isImageName(file),
+                !segments.contains(where: { $0 == "." || $0 == ".." }),
                 !file.hasPrefix("."), !parts.contains(where: { $0.hasPrefix(".") })
             else {
                 passedOver += 1
@@ -55,31 +57,21 @@ struct BucketListing {
                 index: firstIndex + photos.count, id: relative, title: FeedReader.title(ofFile: file), source: url,
                 albumPath: parts)
             photo.titleIsFileName = true
-            if let etag = text(object, "ETag") { etags[url] = etag }
+            if let etag = text(object, "ETag"), !etag.isEmpty { etags[url] = etag }
             photos.append(photo)
         }
         guard text(root, "IsTruncated")?.lowercased() == "true" else { return }
         if let token = text(root, "NextContinuationToken"), !token.isEmpty {
-            next = Self.url(location, setting: "continuation-token", to: token)
+            next = FeedPages.url(location, setting: "continuation-token", to: token)
         } else if let marker = text(root, "NextMarker")
             ?? root.children(namespace, "Contents").last.flatMap({
                 text($0, "Key")
             })
         {
             // ListObjects (v1): the next page starts after the last key.
-            next = Self.url(location, setting: "marker", to: marker)
+            next = FeedPages.url(location, setting: "marker", to: marker)
         } else {
             throw FeedError(.wrongShape, "\(name): the listing says it is truncated, but names no next page")
         }
-    }
-
-    /// `url` with the query parameter set, every value encoded as S3 signs it (RFC 3986).
-    static func url(_ url: URL, setting name: String, to value: String) -> URL? {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
-        var pairs = (components.percentEncodedQuery ?? "").split(separator: "&").map(String.init)
-        pairs.removeAll { $0 == name || $0.hasPrefix(name + "=") }
-        pairs.append(name + "=" + value.percentEncodedStrictly(keepingSlash: false))
-        components.percentEncodedQuery = pairs.joined(separator: "&")
-        return components.url
     }
 }

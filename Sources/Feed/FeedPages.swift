@@ -60,9 +60,14 @@ package struct FeedPages: Sendable {
             whole.entryCount = entries
             whole.isListing = document.isListing
             whole.listedETags.merge(document.listedETags) { first, _ in first }
-            guard let next = nextPage(after: url, document: document, link: page.link) else {
+            guard let found = nextPage(after: url, document: document, link: page.link) else {
                 if whole.isListing { whole.photos = Self.inFolderOrder(whole.photos) }
                 return whole
+            }
+            let next = keep(found)
+            guard ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
+                throw FeedError(
+                    .wrongShape, "\(name): page \(number) names a next page that is no http(s) URL; not followed")
             }
             guard number < paging.maxPages else {
                 throw FeedError(
@@ -71,7 +76,7 @@ package struct FeedPages: Sendable {
                         + "over feed.paging.max_pages (\(paging.maxPages)); raise it in gallery.yml if the feed "
                         + "really has more pages")
             }
-            url = keep(next)
+            url = next
             number += 1
         }
     }
@@ -135,19 +140,27 @@ package struct FeedPages: Sendable {
         return nil
     }
 
-    /// `url` with the query parameter `name` set to `value` (replaced where it was).
+    /// `url` with the query parameter `name` set to `value` (replaced where it was, else added),
+    /// the value encoded as RFC 3986 and S3 want it (a cursor's `+` as `%2B`); the rest of the
+    /// query is kept exactly as written.
     package static func url(_ url: URL, setting name: String, to value: String) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
-        var items = components.queryItems ?? []
-        if let index = items.firstIndex(where: { $0.name == name }) {
-            items[index].value = value
+        let text = url.absoluteString
+        let (head, fragment) = text.firstIndex(of: "#").map { (String(text[..<$0]), String(text[$0...])) } ?? (text, "")
+        let (path, query) =
+            head.firstIndex(of: "?").map { (String(head[..<$0]), String(head[head.index(after: $0)...])) }
+            ?? (head, "")
+        var pairs = query.split(separator: "&").map(String.init)
+        let pair =
+            name.percentEncodedStrictly(keepingSlash: false) + "=" + value.percentEncodedStrictly(keepingSlash: false)
+        if let index = pairs.firstIndex(where: { existing in
+            let key = existing.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return (String(key).removingPercentEncoding ?? String(key)) == name
+        }) {
+            pairs[index] = pair
         } else {
-            items.append(URLQueryItem(name: name, value: value))
+            pairs.append(pair)
         }
-        components.queryItems = items
-        // A cursor may hold `+` (base64), which servers read as a space unless encoded.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return components.url ?? url
+        return URL(string: path + "?" + pairs.joined(separator: "&") + fragment) ?? url
     }
 
     static func queryValue(_ name: String, in url: URL) -> String? {

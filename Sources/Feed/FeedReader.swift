@@ -102,7 +102,7 @@ package struct FeedReader: Sendable {
             return FeedPages.url(location, setting: parameter, to: text)
         }
         guard let url = URL(string: text, relativeTo: location)?.absoluteURL,
-            ["http", "https", "file"].contains(url.scheme?.lowercased() ?? "")
+            ["http", "https"].contains(url.scheme?.lowercased() ?? "")
         else {
             throw FeedError(.wrongShape, "\(name): the next page at \"\(path)\" is \"\(text.prefix(200))\", not a URL")
         }

@@ -28,6 +28,8 @@ enum ServiceFeed: Equatable {
             return .mastodon
         }
         if root["stat"] != nil, root.value(atPath: "result.images")?.arrayValue != nil { return .piwigo }
+        // Piwigo's refusal (`{"stat": "fail", "err": 1002, "message": …}`): named as Piwigo's.
+        if root["stat"]?.text == "fail", root["err"] != nil { return .piwigo }
         return nil
     }
 
@@ -59,8 +61,12 @@ enum ServiceFeed: Equatable {
         guard let page = number("page"), let perPage = number("per_page"), perPage > 0, let count = number("count"),
             count >= perPage
         else { return nil }
-        if let total = number("total_count"), (page + 1) * perPage >= total { return nil }
-        return FeedPages.url(location, setting: "page", to: String(page + 1))
+        // Numbers from the server: an overflow ends the paging rather than the process.
+        let (following, overflow) = page.addingReportingOverflow(1)
+        let (reached, tooMany) = following.multipliedReportingOverflow(by: perPage)
+        guard !overflow, !tooMany else { return nil }
+        if let total = number("total_count"), reached >= total { return nil }
+        return FeedPages.url(location, setting: "page", to: String(following))
     }
 
     // MARK: Mastodon

@@ -45,7 +45,10 @@ package struct WebDAVListing: Sendable {
             }
             let isFolder = property("resourcetype")?.child(Self.dav, "collection") != nil
             let path = Self.decodedPath(url)
-            guard url.host?.lowercased() == folder.host?.lowercased(), url.port == folder.port,
+            // `..` or `.` however written (`%2E%2E`): a server would read it as a step out.
+            let segments = path.split(separator: "/")
+            guard !segments.contains(where: { $0 == "." || $0 == ".." }),
+                url.host?.lowercased() == folder.host?.lowercased(), url.port == folder.port,
                 url.scheme?.lowercased() == folder.scheme?.lowercased(), path.hasPrefix(rootPath)
             else {
                 outside.append(href)
@@ -60,7 +63,9 @@ package struct WebDAVListing: Sendable {
                 files.append(
                     File(
                         url: url, name: name,
-                        etag: property("getetag")?.text.trimmingCharacters(in: .whitespacesAndNewlines)))
+                        etag: (property("getetag")?.text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap {
+                            $0.isEmpty ? nil : $0
+                        }))
             }
         }
         files.sort { $0.name < $1.name }

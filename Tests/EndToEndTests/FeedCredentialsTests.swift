@@ -51,10 +51,11 @@ import Testing
                         #"{"title": "Own", "imageUrl": "\#(base)/photos/1.jpg?size=l&key=\#(Self.secret)"}"#,
                         #"{"title": "Moved", "imageUrl": "\#(base)/moved/2.jpg"}"#,
                     ]
+                    // The next link echoes it percent-encoded, as encodeURIComponent writes it.
                     return .init(
                         headers: [
                             ("Content-Type", "application/json"),
-                            ("Link", "<\(base)/feed?page=2&key=\(Self.secret)>; rel=\"next\""),
+                            ("Link", "<\(base)/feed?page=2&key=s3cr3t-T0ken%2B%2F%3D>; rel=\"next\""),
                         ],
                         body: Array(("[" + entries.joined(separator: ",") + "]").utf8))
                 }
@@ -66,7 +67,10 @@ import Testing
                     headers: [("Content-Type", "application/json")],
                     body: Array(("[" + entries.joined(separator: ",") + "]").utf8))
             case "/photos/1.jpg": return .photo(1)
-            case "/moved/2.jpg": return .init(status: 302, headers: [("Location", "\(otherBase)/photos/2.jpg")])
+            case "/moved/2.jpg":
+                // A redirect to another host that repeats the secret in its Location.
+                return .init(
+                    status: 302, headers: [("Location", "\(otherBase)/photos/2.jpg?key=s3cr3t-T0ken%2B%2F%3D")])
             default: return .text(404, "no such photo")
             }
         }

@@ -14,6 +14,8 @@ extension BuildSession {
     /// The feed, the hash of its bytes (nil for a folder), and a warning when a stale copy of a
     /// remote feed stood in for it.
     func readFeed() async throws(BuildError) -> (FeedDocument, String?, String?) {
+        // What an earlier build of this process (`serve`) was told of its listings is not this one's.
+        http.forgetListings()
         let reader = FeedReader(
             configuration: FeedReader.Configuration(
                 format: config.feed.format,
@@ -147,6 +149,7 @@ extension BuildSession {
             // (it is added again to each request to the feed's origin).
             for index in document.photos.indices {
                 document.photos[index].source = credentials.stripped(document.photos[index].source)
+                document.photos[index].link = document.photos[index].link.map(credentials.stripped)
             }
         }
         noteListedETags(of: document)

@@ -30,13 +30,15 @@ extension HTTPLoader {
             switch answer {
             case .listing(let data): return data
             case .redirect(let location):
-                guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
+                // A Location that repeats the feed's secret is followed without it.
+                guard let found = URL(string: location, relativeTo: url)?.absoluteURL,
+                    case let next = configuration.credentials?.stripped(found) ?? found,
                     ["http", "https"].contains(next.scheme?.lowercased() ?? ""),
                     visited.insert(next.absoluteString).inserted
                 else {
                     throw LoadingError(
                         .redirectLoop, url: url.absoluteString,
-                        "redirected to \"\(location.prefix(200))\", not followed")
+                        "redirected to \"\(redacted(String(location.prefix(200))))\", not followed")
                 }
                 url = next
             }

@@ -114,8 +114,15 @@ package final class HTTPLoader: OriginalLoading {
     /// copy whose ETag is the listed one is used without a request, as a fresh one is.
     package func noteListedETags(_ etags: [CanonicalURL: String]) {
         listedETags.withLock { listed in
-            for (url, etag) in etags { listed[url.description] = Self.opaque(etag) }
+            for (url, etag) in etags where !Self.opaque(etag).isEmpty { listed[url.description] = Self.opaque(etag) }
         }
+    }
+
+    /// Forgets what earlier feed reads said (listed ETags, pages' Link headers): a build in
+    /// `serve` starts from its own listing.
+    package func forgetListings() {
+        listedETags.withLock { $0.removeAll() }
+        documentLinks.withLock { $0.removeAll() }
     }
 
     /// An ETag's opaque part: without `W/` and quotes (a WebDAV listing writes it bare where
@@ -317,10 +324,14 @@ package final class HTTPLoader: OriginalLoading {
             }
             switch outcome {
             case .redirect(let location):
-                guard let next = URL(string: location, relativeTo: url)?.absoluteURL, let canonical = CanonicalURL(next)
+                // A Location that repeats the feed's secret is kept without it (it is added again to a
+                // request to the feed's origin, and to no other).
+                guard let found = URL(string: location, relativeTo: url)?.absoluteURL,
+                    let canonical = CanonicalURL(configuration.credentials?.stripped(found) ?? found)
                 else {
                     throw LoadingError(
-                        .network, url: url.absoluteString, "redirected to an unusable location \"\(location)\"")
+                        .network, url: url.absoluteString,
+                        "redirected to an unusable location \"\(redacted(String(location.prefix(200))))\"")
                 }
                 guard !visited.contains(canonical.description) else {
                     throw LoadingError(

@@ -39,8 +39,12 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
     /// The request's URL and headers with the secret, when `url` is on the feed's origin.
     func request(for url: URL, at date: Date = Date()) -> (url: String, headers: [(String, String)]) {
         guard applies(to: url) else { return (url.absoluteString, []) }
-        if let signer, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
-            // Signed as sent: the path and query exactly as they go on the wire.
+        if let signer {
+            // Signed as sent: the path and query exactly as they go on the wire. A URL that
+            // cannot be taken apart goes unsigned (and is refused), never with a key in it.
+            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+                return (url.absoluteString, [])
+            }
             let host = components.port.map { "\(components.host ?? ""):\($0)" } ?? (components.host ?? "")
             let signature = signer.sign(
                 method: "GET", path: components.percentEncodedPath, query: components.percentEncodedQuery,
@@ -51,59 +55,124 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
         switch kind {
         case .bearer: return (url.absoluteString, [("Authorization", "Bearer \(secret)")])
         case .header(let name): return (url.absoluteString, [(name, secret)])
-        case .basic(let user):
-            let token = Data("\(user):\(secret)".utf8).base64EncodedString()
-            return (url.absoluteString, [("Authorization", "Basic \(token)")])
+        case .basic(let user): return (url.absoluteString, [("Authorization", "Basic \(basicToken(user))")])
         case .query(let parameter):
-            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-                return (url.absoluteString, [])
-            }
-            var items = components.queryItems ?? []
-            items.removeAll { $0.name == parameter }
-            items.append(URLQueryItem(name: parameter, value: secret))
-            components.queryItems = items
-            // `+` would be read as a space by many servers; a secret keeps it.
-            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(
-                of: "+", with: "%2B")
-            return (components.url?.absoluteString ?? url.absoluteString, [])
+            // The one pair added to the query as written: the rest of it is sent untouched.
+            let text = url.absoluteString
+            let (head, fragment) = Self.split(text, at: "#")
+            let (path, query) = Self.split(head, at: "?")
+            var pairs = (query ?? "").split(separator: "&").map(String.init)
+            pairs.removeAll { Self.name(of: $0) == parameter }
+            pairs.append(
+                parameter.percentEncodedStrictly(keepingSlash: false) + "="
+                    + secret.percentEncodedStrictly(keepingSlash: false))
+            return (path + "?" + pairs.joined(separator: "&") + (fragment.map { "#" + $0 } ?? ""), [])
         }
     }
 
-    /// `url` without the query parameter that carries the secret, and without any parameter
-    /// whose value is the secret (a server that echoes it in its next links or image URLs): what
-    /// the build keeps and shows is never the secret. A query secret is added again as each
-    /// request to the feed's origin leaves.
+    private func basicToken(_ user: String) -> String { Data("\(user):\(secret)".utf8).base64EncodedString() }
+
+    /// Secrets shorter than this are matched only where they are sent (the named query
+    /// parameter), not searched for in what servers answer: `1` or `abc` would be found everywhere.
+    static let searchableLength = 8
+
+    private var isSearchable: Bool { secret.count >= Self.searchableLength }
+
+    /// `url` without the query parameter that carries the secret, and (for a secret long enough
+    /// to tell) without any parameter whose value is the secret (a server that echoes it in its
+    /// next links or image URLs): what the build keeps and shows is never the secret. A query
+    /// secret is added again as each request to the feed's origin leaves. The rest of the query
+    /// is kept as written.
     package func stripped(_ url: URL) -> URL {
-        guard !secret.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-            let items = components.queryItems
-        else { return url }
+        guard !secret.isEmpty else { return url }
         let named: String? = if case .query(let parameter) = kind, applies(to: url) { parameter } else { nil }
-        let kept = items.filter { $0.name != named && $0.value != secret }
-        guard kept.count < items.count else { return url }
-        components.queryItems = kept.isEmpty ? nil : kept
-        return components.url ?? url
+        let text = url.absoluteString
+        let (head, fragment) = Self.split(text, at: "#")
+        let (path, query) = Self.split(head, at: "?")
+        guard let query else { return url }
+        let pairs = query.split(separator: "&").map(String.init)
+        let kept = pairs.filter { pair in
+            if let named, Self.name(of: pair) == named { return false }
+            return !(isSearchable && Self.value(of: pair) == secret)
+        }
+        guard kept.count < pairs.count else { return url }
+        let rebuilt = path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + (fragment.map { "#" + $0 } ?? "")
+        return URL(string: rebuilt) ?? url
     }
 
-    /// The secret's forms as an answer could hold them: as written, and percent-encoded.
+    /// The secret's forms as an answer could hold them: as written, percent-encoded every way
+    /// (upper- and lower-case hex), with `/` escaped as JSON writes it, and Basic's token.
     private var forms: Set<String> {
-        [
-            secret, secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret,
+        let strict = secret.percentEncodedStrictly(keepingSlash: false)
+        var forms: Set<String> = [
+            secret, strict, Self.lowercasingEscapes(strict),
+            secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret,
             secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? secret,
+            secret.replacingOccurrences(of: "/", with: "\\/"),
         ]
+        if case .basic(let user) = kind { forms.insert(basicToken(user)) }
+        return forms
     }
 
     /// True when `data` (a feed page's body) holds the secret: such a page is used and not kept.
     package func isIn(_ data: Data) -> Bool {
-        !secret.isEmpty && forms.contains { data.range(of: Data($0.utf8)) != nil }
+        isSearchable && forms.contains { data.range(of: Data($0.utf8)) != nil }
     }
 
-    /// `text` (a header a server echoed the secret in) with the secret taken out, as written or
-    /// percent-encoded: what is kept of an answer never holds it.
+    /// `text` (a `Link` header a server echoed the secret in) with the secret taken out: each
+    /// `<target>` stripped as a URL is, then any form of the secret left removed. What is kept of
+    /// an answer never holds it.
     package func redacting(_ text: String) -> String {
         guard !secret.isEmpty else { return text }
-        var result = text
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[..<rest.index(after: open)]
+            let target = String(rest[rest.index(after: open)..<close])
+            result += URL(string: target).map { stripped($0).absoluteString } ?? target
+            result += ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        guard isSearchable else { return result }
         for form in forms where result.contains(form) {
             result = result.replacingOccurrences(of: form, with: "")
+        }
+        return result
+    }
+
+    // MARK: Queries as written
+
+    private static func split(_ text: String, at separator: Character) -> (String, String?) {
+        guard let index = text.firstIndex(of: separator) else { return (text, nil) }
+        return (String(text[..<index]), String(text[text.index(after: index)...]))
+    }
+
+    private static func name(of pair: String) -> String {
+        let name =
+            pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? pair
+        return name.removingPercentEncoding ?? name
+    }
+
+    private static func value(of pair: String) -> String? {
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        return String(parts[1]).removingPercentEncoding
+    }
+
+    private static func lowercasingEscapes(_ text: String) -> String {
+        var result = ""
+        var escape = 0
+        for character in text {
+            if character == "%" {
+                escape = 2
+                result.append(character)
+            } else if escape > 0 {
+                escape -= 1
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
         }
         return result
     }
