@@ -32,9 +32,13 @@ package struct WebDAVListing: Sendable {
         let own = Self.decodedPath(folder)
         let rootPath = Self.decodedPath(root)
         for response in tree.children(Self.dav, "response") {
-            guard let href = response.child(Self.dav, "href")?.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                let url = URL(string: href, relativeTo: folder)?.absoluteURL
+            guard let href = response.child(Self.dav, "href")?.text.trimmingCharacters(in: .whitespacesAndNewlines)
             else { continue }
+            guard let url = URL(string: href, relativeTo: folder)?.absoluteURL else {
+                // Not a URL (a raw space or a byte some servers leave unencoded): said, not read.
+                outside.append(href)
+                continue
+            }
             // Properties found (200); a propstat of 404 lists those the server does not have.
             let found = response.children(Self.dav, "propstat").filter { propstat in
                 propstat.child(Self.dav, "status")?.text.contains(" 200 ") ?? true
@@ -48,8 +52,7 @@ package struct WebDAVListing: Sendable {
             // `..` or `.` however written (`%2E%2E`): a server would read it as a step out.
             let segments = path.split(separator: "/")
             guard !segments.contains(where: { $0 == "." || $0 == ".." }),
-                url.host?.lowercased() == folder.host?.lowercased(), url.port == folder.port,
-                url.scheme?.lowercased() == folder.scheme?.lowercased(), path.hasPrefix(rootPath)
+                Self.origin(of: url) == Self.origin(of: folder), path.hasPrefix(rootPath)
             else {
                 outside.append(href)
                 continue
@@ -70,6 +73,13 @@ package struct WebDAVListing: Sendable {
         }
         files.sort { $0.name < $1.name }
         folders.sort { Self.decodedPath($0) < Self.decodedPath($1) }
+    }
+
+    /// Scheme, host and port, the port written even when it is the scheme's own (`:443`).
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 
     /// The path, percent-decoded, with a `/` at the end for a folder compared with its entries.
