@@ -39,15 +39,16 @@ package struct S3Environment: Sendable {
         package var text: String
     }
 
-    /// The address of the bucket itself (no key): `<endpoint>/<bucket>/` path-style for another
-    /// service, or a bucket with dots in its name, else `https://<bucket>.s3.<region>.amazonaws.com/`.
+    /// The address of the bucket itself (no key), as the remote cache's store addresses it
+    /// (``S3RemoteStore/addressing(bucket:endpoint:region:)``): `<endpoint>/<bucket>/` path-style,
+    /// else `https://<bucket>.s3.<region>.amazonaws.com/`.
     package func bucketAddress(_ bucket: String, endpoint: URL?) -> URL? {
-        let encoded = bucket.percentEncodedStrictly(keepingSlash: false)
-        if let endpoint {
-            let base = endpoint.absoluteString.hasSuffix("/") ? endpoint.absoluteString : endpoint.absoluteString + "/"
-            return URL(string: base + encoded + "/")
+        guard let addressing = S3RemoteStore.addressing(bucket: bucket, endpoint: endpoint, region: region) else {
+            return nil
         }
-        if !bucket.contains(".") { return URL(string: "https://\(encoded).s3.\(region).amazonaws.com/") }
-        return URL(string: "https://s3.\(region).amazonaws.com/\(encoded)/")
+        let base = addressing.endpoint.absoluteString
+        let root = base.hasSuffix("/") ? base : base + "/"
+        return URL(
+            string: addressing.pathStyle ? root + bucket.percentEncodedStrictly(keepingSlash: false) + "/" : root)
     }
 }

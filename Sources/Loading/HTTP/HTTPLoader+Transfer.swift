@@ -53,8 +53,7 @@ extension HTTPLoader {
         let total = configuration.limits.total + .seconds(1)
         let response = try await client.execute(
             request,
-            timeout: .nanoseconds(
-                total.components.seconds * 1_000_000_000 + total.components.attoseconds / 1_000_000_000))
+            timeout: TimeAmount(total))
         meter.headReceived()
         let status = Int(response.status.code)
         let head = ResponseHead(

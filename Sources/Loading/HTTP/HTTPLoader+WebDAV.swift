@@ -66,8 +66,7 @@ extension HTTPLoader {
         do {
             let response = try await client.execute(
                 request,
-                timeout: .nanoseconds(
-                    total.components.seconds * 1_000_000_000 + total.components.attoseconds / 1_000_000_000))
+                timeout: TimeAmount(total))
             let status = Int(response.status.code)
             switch status {
             case 207:

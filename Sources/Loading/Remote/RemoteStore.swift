@@ -204,25 +204,27 @@ package struct S3RemoteStore: RemoteStore {
         bucket: String, prefix: String, endpoint: URL?, region: String, credentials: SigV4Signer.Credentials,
         client: HTTPClient, timeout: TimeAmount = .seconds(30)
     ) {
-        if let endpoint {
-            self.endpoint = endpoint
-            self.pathStyle = true
-        } else if !bucket.contains("."),
-            let aws = URL(string: "https://\(bucket).s3.\(region).amazonaws.com"), aws.host != nil
-        {
-            self.endpoint = aws
-            self.pathStyle = false
-        } else if let aws = URL(string: "https://s3.\(region).amazonaws.com"), aws.host != nil {
-            // A bucket name with dots is not covered by AWS's wildcard certificate: path-style.
-            self.endpoint = aws
-            self.pathStyle = true
-        } else {
-            return nil
-        }
+        guard let addressing = Self.addressing(bucket: bucket, endpoint: endpoint, region: region) else { return nil }
+        self.endpoint = addressing.endpoint
+        self.pathStyle = addressing.pathStyle
         self.bucket = bucket
         self.prefix = prefix.split(separator: "/").joined(separator: "/")
         self.signer = SigV4Signer(credentials: credentials, region: region)
         self.transport = RemoteTransport(client: client, timeout: timeout)
+    }
+
+    /// Where `bucket` is asked: another service's endpoint, path-style; AWS itself
+    /// virtual-hosted (`<bucket>.s3.<region>.amazonaws.com`), or path-style for a bucket name with
+    /// dots (AWS's wildcard certificate does not cover it). Nil when no address can be made.
+    package static func addressing(bucket: String, endpoint: URL?, region: String) -> (endpoint: URL, pathStyle: Bool)?
+    {
+        if let endpoint { return (endpoint, true) }
+        if !bucket.contains("."), let aws = URL(string: "https://\(bucket).s3.\(region).amazonaws.com"), aws.host != nil
+        {
+            return (aws, false)
+        }
+        guard let aws = URL(string: "https://s3.\(region).amazonaws.com"), aws.host != nil else { return nil }
+        return (aws, true)
     }
 
     package var displayName: String { "s3://\(bucket)/\(prefix)" }
