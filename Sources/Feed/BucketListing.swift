@@ -53,10 +53,8 @@ struct BucketListing {
                 passedOver += 1
                 continue
             }
-            var photo = Photo(
-                index: firstIndex + photos.count, id: relative, title: FeedReader.title(ofFile: file), source: url,
-                albumPath: parts)
-            photo.titleIsFileName = true
+            let photo = FeedReader.photo(
+                ofFile: file, id: relative, source: url, albumPath: parts, index: firstIndex + photos.count)
             if let etag = text(object, "ETag"), !etag.isEmpty { etags[url] = etag }
             photos.append(photo)
         }

@@ -109,11 +109,10 @@ extension FeedReader {
                     of: name, among: listed, in: folder, shown: path.joined(separator: "/"),
                     isAllowed: walk.isAllowed)
                 walk.warnings += sidecar.warnings
-                var photo = Photo(
-                    index: walk.photos.count, id: shown, title: Self.title(ofFile: name), source: url,
-                    albumPath: path, metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
-                photo.titleIsFileName = true
-                walk.photos.append(photo)
+                walk.photos.append(
+                    Self.photo(
+                        ofFile: name, id: shown, source: url, albumPath: path, index: walk.photos.count,
+                        metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown))
             }
         }
         for (name, url) in subfolders {
@@ -128,6 +127,19 @@ extension FeedReader {
 
     /// A file name as a title: no extension, separators as spaces, camera prefixes' leading
     /// underscores gone (`_MG_7805_lossy80.webp` -> `MG 7805 lossy80`).
+    /// A file of a tree (a folder, a bucket's keys, a WebDAV folder) as a photo: titled by its
+    /// name, `id` its path in the tree, in the album its folders name.
+    package static func photo(
+        ofFile name: String, id: String, source: URL, albumPath: [String], index: Int,
+        metadata: PhotoMetadata = PhotoMetadata(), captionMarkdown: String? = nil
+    ) -> Photo {
+        var photo = Photo(
+            index: index, id: id, title: title(ofFile: name), source: source, albumPath: albumPath,
+            metadata: metadata, captionMarkdown: captionMarkdown)
+        photo.titleIsFileName = true
+        return photo
+    }
+
     package static func title(ofFile name: String) -> String {
         let stem = (name as NSString).deletingPathExtension
         let words = stem.split { $0 == "_" || $0 == "-" || $0 == " " || $0 == "." }

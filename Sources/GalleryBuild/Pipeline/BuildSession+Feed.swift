@@ -79,12 +79,11 @@ extension BuildSession {
             let listing = try WebDAVListing(data: data, folder: folder, root: root, name: folder.absoluteString)
             for file in listing.files where FeedReader.isImageName(file.name) && !file.name.hasPrefix(".") {
                 guard let source = CanonicalURL(file.url) else { continue }
-                var photo = Photo(
-                    index: document.photos.count, id: (path + [file.name]).joined(separator: "/"),
-                    title: FeedReader.title(ofFile: file.name), source: file.url, albumPath: path)
-                photo.titleIsFileName = true
                 if let etag = file.etag { document.listedETags[source.url] = etag }
-                document.photos.append(photo)
+                document.photos.append(
+                    FeedReader.photo(
+                        ofFile: file.name, id: (path + [file.name]).joined(separator: "/"), source: file.url,
+                        albumPath: path, index: document.photos.count))
                 guard document.photos.count <= paging.maxEntries else {
                     throw BuildError(
                         .feed,
