@@ -83,8 +83,9 @@ demo: build
 ## test: the whole test suite. The remote cache's tests need nginx (WebDAV) and, for S3, moto's
 ## server and botocore (PyPI, in the same venv as the browser test); the WebDAV feed's, WsgiDAV. They run after the rest:
 ## each runs four builds at once as separate processes, which on a 2-core machine would starve
-## the tests that time transfers. exiftool writes the photo metadata the tests read back.
-TEST_PACKAGES := nginx-light python3-venv libimage-exiftool-perl
+## the tests that time transfers. exiftool writes the photo metadata the tests read back; ffmpeg makes
+## and transcodes the test clips.
+TEST_PACKAGES := nginx-light python3-venv libimage-exiftool-perl ffmpeg
 REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests|S3FeedTests
 test-deps: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"

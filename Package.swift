@@ -5,10 +5,10 @@ import PackageDescription
 // exchange GalleryCore values and never import each other. GalleryConcurrency (semaphore,
 // coalescer, concurrent map) and GalleryJSON (the hand-written JSON reader and the core records'
 // readers) are two small libraries the stages share, and Metadata (XMP and IPTC readers) the one
-// Feed and Imaging share; Reporting is the build's report and events
-// (and their GitHub Actions form); BuildStore (SQLite, through GRDB) is what a build remembers
-// between runs. GalleryBuild is the pipeline; Preview (`serve`) and SiteStarter (`init` and its
-// CI templates) are built on it. docs/architecture.md draws the graph.
+// Feed and Imaging share; Video runs ffprobe and ffmpeg for clips; Reporting is the build's
+// report and events (and their GitHub Actions form); BuildStore (SQLite, through GRDB) is what a
+// build remembers between runs. GalleryBuild is the pipeline; Preview (`serve`) and SiteStarter
+// (`init` and its CI templates) are built on it. docs/architecture.md draws the graph.
 /// Every module is built with the language's coming defaults (as Hummingbird is): `any` written
 /// where an existential is meant, members visible only from modules a file imports, and imports
 /// internal unless marked `package`/`public`.
@@ -67,6 +67,7 @@ let package = Package(
             name: "Imaging",
             dependencies: ["GalleryCore", "CVips", "Metadata", .product(name: "NIOPosix", package: "swift-nio")]
         ),
+        .target(name: "Video", dependencies: ["GalleryCore"]),
         .target(name: "Markdown", dependencies: ["CCmarkGFM"]),
         .target(
             name: "Rendering",
@@ -80,7 +81,7 @@ let package = Package(
             name: "GalleryBuild",
             dependencies: [
                 "BuildStore", "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging",
-                "Markdown", "Rendering", "Reporting",
+                "Markdown", "Rendering", "Reporting", "Video",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -145,6 +146,10 @@ let package = Package(
         ),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "GalleryCore", "TestSupport"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
+        .testTarget(
+            name: "VideoTests", dependencies: ["Video", "GalleryCore", "TestSupport"],
+            exclude: ["Fixtures"]  // read from the source tree by path
+        ),
         .testTarget(
             name: "RenderingTests",
             dependencies: [

@@ -29,7 +29,10 @@ package struct RenditionSetRecord: Sendable, Equatable {
     /// The columns of a set's row, in the order ``BuildStore`` reads and writes them.
     static let columns =
         ["key", "width", "height", "placeholder_color", "placeholder_uri", "transparent"] + cameraColumns
-        + ["last_used", "metadata_read", "rating"] + metadataColumns
+        + ["last_used", "metadata_read", "rating"] + metadataColumns + videoColumns
+
+    /// A clip's (``VideoDetails``), after the metadata; NULL for a photo's set.
+    static let videoColumns = ["video_duration", "video_audio", "video_recipe"]
 
     /// What `metadata_read` says of a set: 0 (or NULL), nothing read; 1, read by gallerygen 0.x
     /// before the place was read (migration v6); 2, read with the place (v7). A set read by an
@@ -43,6 +46,14 @@ package struct RenditionSetRecord: Sendable, Equatable {
             metadata.keywords.isEmpty ? nil : metadata.keywords.joined(separator: "\n"), metadata.taken?.local,
             metadata.taken?.offset, metadata.creator, metadata.rights, metadata.licence, metadata.location?.stored,
         ]
+    }
+
+    /// The clip's details of a set's row, read from column `start` on; nil for a photo's.
+    static func video(from row: Row, at start: Int) -> VideoDetails? {
+        let duration: Double? = row[start]
+        let recipe: String? = row[start + 2]
+        guard let duration, let recipe else { return nil }
+        return VideoDetails(duration: duration, hasAudio: row[start + 1] ?? false, recipe: recipe)
     }
 
     /// The metadata of a set's row read from column `start` on (`metadata_read` first), when it
@@ -135,7 +146,8 @@ extension BuildStore {
                 width: set[1], height: set[2], renditions: files.files,
                 placeholder: Placeholder(color: set[3], dataURI: set[4]), hasTransparency: set[5],
                 camera: camera == CameraDetails() ? nil : camera,
-                metadata: RenditionSetRecord.metadata(from: set, at: 14))
+                metadata: RenditionSetRecord.metadata(from: set, at: 14),
+                video: RenditionSetRecord.video(from: set, at: 16 + RenditionSetRecord.metadataColumns.count))
             records[key] = RenditionSetRecord(image: image, stamps: files.stamps, lastUsed: set[13])
         }
     }
@@ -170,6 +182,7 @@ extension BuildStore {
         arguments += [camera.camera, camera.lens, camera.focalLength, camera.aperture, camera.exposure, camera.iso]
         arguments += [camera.taken, record.lastUsed]
         arguments += RenditionSetRecord.metadataArguments(image.metadata)
+        arguments += [image.video?.duration, image.video?.hasAudio, image.video?.recipe]
         // The set's old files go with it (a set replaced may have fewer).
         try db.cachedStatement(sql: "DELETE FROM rendition WHERE set_key = ?").execute(arguments: [key])
         // A record that has not read what its photo says (nil) leaves what the row holds of it:

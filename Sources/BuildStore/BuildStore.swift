@@ -274,6 +274,15 @@ package final class BuildStore: Sendable {
             // confirms unchanged (304) still says where the next one is.
             try db.alter(table: "url_record") { table in table.add(column: "link", .text) }
         }
+        migrator.registerMigration("v9: clips") { db in
+            // A clip's set: how long it runs, whether its videos have sound, and the recipe they
+            // were made with (VideoRecipe.fingerprint); NULL for a photo's.
+            try db.alter(table: "rendition_set") { table in
+                table.add(column: "video_duration", .double)
+                table.add(column: "video_audio", .boolean)
+                table.add(column: "video_recipe", .text)
+            }
+        }
         return migrator
     }()
 

@@ -40,7 +40,7 @@ struct BucketListing {
             let relative = key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : key
             var parts = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
             let segments = key.split(separator: "/", omittingEmptySubsequences: false)
-            guard let file = parts.popLast(), !key.hasSuffix("/"), FeedReader.isImageName(file),
+            guard let file = parts.popLast(), !key.hasSuffix("/"), FeedReader.isMediaName(file),
                 !segments.contains(where: { $0 == "." || $0 == ".." }),
                 !file.hasPrefix("."), !parts.contains(where: { $0.hasPrefix(".") })
             else {

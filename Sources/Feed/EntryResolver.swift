@@ -117,11 +117,13 @@ private struct Fields {
                 keywords: entry["primaryGenreName"]?.text.map { [$0] } ?? [], creator: entry["artistName"]?.text,
                 rights: entry["copyright"]?.text)
         case .jsonFeed:
-            let attachment = entry["attachments"]?.arrayValue?.first {
-                $0["mime_type"]?.text?.lowercased().hasPrefix("image/") == true
+            let attachments = entry["attachments"]?.arrayValue ?? []
+            func attachment(_ type: String) -> String? {
+                attachments.first { $0["mime_type"]?.text?.lowercased().hasPrefix(type) == true }?["url"]?.text
             }
-            image = entry["image"]?.text ?? attachment?["url"]?.text
-            imageFieldName = "image or an image attachment"
+            // A clip's post: its video attachment is the item (its `image` is a poster).
+            image = attachment("video/") ?? entry["image"]?.text ?? attachment("image/")
+            imageFieldName = "image or an image or video attachment"
             title = entry["title"]?.text ?? entry["summary"]?.text
             id = entry["id"]?.text
             link = entry["url"]?.text
@@ -141,7 +143,9 @@ private struct Fields {
             date = entry["date"]?.text
             metadata = Self.metadata(of: entry) { entry[$0] }
         case .mapped(let fields):
-            image = entry.value(atPath: fields.image)?.text
+            // An entry with a clip is the clip; the image field is then its poster.
+            let video = fields.video.flatMap { entry.value(atPath: $0)?.text }.flatMap { $0.isEmpty ? nil : $0 }
+            image = video ?? entry.value(atPath: fields.image)?.text
             imageFieldName = fields.image
             title = fields.title.flatMap { entry.value(atPath: $0)?.text }
             album = fields.album.flatMap { entry.value(atPath: $0)?.text }

@@ -93,7 +93,10 @@ extension FeedReader {
             let shown = (path + [name]).joined(separator: "/")
             guard let status = FileStatus(url) else { continue }
             let isFolder = status.isDirectory
-            guard isFolder || Self.isImageName(name) else { continue }
+            guard isFolder || Self.isMediaName(name) else { continue }
+            // A Live Photo's motion (`IMG_0001.MOV` beside `IMG_0001.HEIC`) is the still's, not
+            // an item of its own.
+            if !isFolder, Self.isLivePhotoMotion(name, among: listed) { continue }
             if FileStatus.isSymbolicLink(url), !walk.isAllowed(url) {
                 walk.skip(
                     "\(shown): a symbolic link to a place outside the site folder; not read "
@@ -147,7 +150,19 @@ extension FeedReader {
         return title.isEmpty ? stem : title
     }
 
-    package static func isImageName(_ name: String) -> Bool {
-        imageExtensions.contains((name as NSString).pathExtension.lowercased())
+    /// A photo's or a clip's name (`.jpg`, `.heic`, `.mp4`, `.mov`…): what a folder, a bucket or
+    /// a WebDAV folder gives the gallery.
+    package static func isMediaName(_ name: String) -> Bool {
+        let type = (name as NSString).pathExtension.lowercased()
+        return imageExtensions.contains(type) || MediaKind.videoExtensions.contains(type)
+    }
+
+    /// `name` is a clip whose folder holds a photo of the same name (`IMG_0001.MOV` and
+    /// `IMG_0001.HEIC` or `.JPG`): an iPhone's Live Photo, the still standing for both.
+    static func isLivePhotoMotion(_ name: String, among names: Set<String>) -> Bool {
+        let type = (name as NSString).pathExtension.lowercased()
+        guard type == "mov" || type == "mp4" else { return false }
+        let stem = (name as NSString).deletingPathExtension
+        return ["heic", "HEIC", "jpg", "JPG", "jpeg", "JPEG"].contains { names.contains(stem + "." + $0) }
     }
 }

@@ -119,13 +119,23 @@ struct MediaFeed {
 
     /// An item's or entry's photos as the list shape names their fields: one per `media:group`
     /// (its largest image) and per `media:content` image beside them (a post of several photos),
-    /// else its image enclosure or largest thumbnail; none for one that offers no image at all (a
-    /// post of text only, a clip), which is no photo to report as skipped.
+    /// else its image or video enclosure or largest thumbnail; none for one that offers no image
+    /// or clip at all (a post of text only), which is no photo to report as skipped. A clip is
+    /// an item as a photo is.
     private static func entries(_ item: Element) -> [JSONValue] {
         func isImage(_ content: Element) -> Bool {
             let medium = content["medium"]?.lowercased()
             let type = content["type"]?.lowercased()
             return medium == "image" || type?.hasPrefix("image/") == true || (medium == nil && type == nil)
+        }
+        func isVideo(_ content: Element) -> Bool {
+            content["medium"]?.lowercased() == "video" || content["type"]?.lowercased().hasPrefix("video/") == true
+        }
+        // A clip is an item as a photo is. A group is one thing in several files: its largest
+        // image, else (a group of clips alone) its largest clip.
+        func pick(in group: Element) -> Element? {
+            let contents = group.children(Namespace.media, "content")
+            return largest(contents.filter(isImage)) ?? largest(contents.filter(isVideo))
         }
         func largest(_ elements: [Element]) -> Element? {
             // By width, else the first given.
@@ -133,16 +143,17 @@ struct MediaFeed {
         }
         var chosen: [(image: Element?, group: Element?)] = []
         for child in item.children where child.namespace == Namespace.media {
-            if child.name == "group", let image = largest(child.children(Namespace.media, "content").filter(isImage)) {
+            if child.name == "group", let image = pick(in: child) {
                 chosen.append((image, child))
-            } else if child.name == "content", isImage(child) {
+            } else if child.name == "content", isImage(child) || isVideo(child) {
                 chosen.append((child, nil))
             }
         }
         if chosen.isEmpty {
             let enclosure = (item.children("", "enclosure") + item.children(Namespace.atom, "link")).first { element in
-                element.name == "enclosure" || element["rel"] == "enclosure"
-                    ? element["type"]?.lowercased().hasPrefix("image/") == true : false
+                guard element.name == "enclosure" || element["rel"] == "enclosure" else { return false }
+                let type = element["type"]?.lowercased() ?? ""
+                return type.hasPrefix("image/") || type.hasPrefix("video/")
             }
             let thumbnail = largest(
                 ([item] + item.children(Namespace.media, "group")).flatMap { $0.children(Namespace.media, "thumbnail") }

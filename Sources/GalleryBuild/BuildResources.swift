@@ -23,6 +23,7 @@ package final class BuildResources: Sendable {
             var concurrency: Int
             var perHost: Int
             var maxImageBytes: Int64
+            var maxVideoBytes: Int64
             var refresh: Bool
             var offline: Bool
             /// `remote_cache:` or `--remote-cache`; never asked with --offline.
@@ -108,6 +109,7 @@ package final class BuildResources: Sendable {
                 concurrency: key.concurrency,
                 perHost: key.perHost,
                 maxImageBytes: key.maxImageBytes,
+                maxVideoBytes: key.maxVideoBytes,
                 refresh: key.refresh,
                 offline: key.offline,
                 credentials: key.credentials
@@ -117,7 +119,8 @@ package final class BuildResources: Sendable {
             remote: remote
         )
         let loader = ImageLoader(
-            configuration: ImageLoader.Configuration(maxImageBytes: key.maxImageBytes), remote: http)
+            configuration: ImageLoader.Configuration(
+                maxImageBytes: key.maxImageBytes, maxVideoBytes: key.maxVideoBytes), remote: http)
         let environment = Environment(
             key: key, cache: cache, http: http, loader: loader, remote: remote, remoteWarning: remoteWarning)
         current.withLock { $0 = environment }

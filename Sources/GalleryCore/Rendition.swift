@@ -67,10 +67,13 @@ package struct ProcessedImage: Sendable, Hashable, Codable {
     /// set made before gallerygen read it (``PhotoMetadata`` is then read from the original
     /// when the cache has it).
     package var metadata: PhotoMetadata?
+    /// Set for a clip: its ``renditions`` are its poster's images and its web videos
+    /// (``ImageFormat/isVideo``); its size is the clip's as shown.
+    package var video: VideoDetails?
 
     package init(
         width: Int, height: Int, renditions: [Rendition], placeholder: Placeholder, hasTransparency: Bool = false,
-        camera: CameraDetails? = nil, metadata: PhotoMetadata? = nil
+        camera: CameraDetails? = nil, metadata: PhotoMetadata? = nil, video: VideoDetails? = nil
     ) {
         self.width = width
         self.height = height
@@ -79,10 +82,20 @@ package struct ProcessedImage: Sendable, Hashable, Codable {
         self.hasTransparency = hasTransparency
         self.camera = camera
         self.metadata = metadata
+        self.video = video
+    }
+
+    /// The poster's (or the photo's) images: the renditions a `<picture>` offers.
+    package var images: [Rendition] { video == nil ? renditions : renditions.filter { !$0.format.isVideo } }
+
+    /// A clip's web videos, most compact format first, then by height.
+    package var videos: [Rendition] {
+        guard video != nil else { return [] }
+        return renditions.filter(\.format.isVideo).sorted { ($0.format, $0.height) < ($1.format, $1.height) }
     }
 
     package enum CodingKeys: String, CodingKey {
-        case width, height, renditions, placeholder, camera, metadata
+        case width, height, renditions, placeholder, camera, metadata, video
         case hasTransparency = "transparent"
     }
 }

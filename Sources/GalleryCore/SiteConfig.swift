@@ -59,6 +59,8 @@ package struct SiteConfig: Sendable, Equatable {
     package var followsSymlinks = false
     /// `language:` and `strings:`: the pages' language, its strings as the site gives them.
     package var language = SiteLanguage.english
+    /// `video:` the web videos made of clips, and the limits clips are checked against.
+    package var video = VideoSettings()
 
     package init(
         title: String,
@@ -185,6 +187,8 @@ package struct FieldMapping: Sendable, Equatable {
     package var creator: String?
     package var rights: String?
     package var licence: String?
+    /// A clip's URL: an entry with one is a clip, shown with a poster made from it.
+    package var video: String?
 
     package init(
         items: String = "",
@@ -195,8 +199,9 @@ package struct FieldMapping: Sendable, Equatable {
         link: String? = nil,
         date: String? = nil,
         description: String? = nil, alt: String? = nil, keywords: String? = nil, taken: String? = nil,
-        creator: String? = nil, rights: String? = nil, licence: String? = nil
+        creator: String? = nil, rights: String? = nil, licence: String? = nil, video: String? = nil
     ) {
+        self.video = video
         self.items = items
         self.image = image
         self.title = title
@@ -237,15 +242,22 @@ package struct ImageSettings: Sendable, Equatable {
     }
 }
 
-/// An output image format.
+/// The format of a rendition: an image format for photos and posters, or a web video format for
+/// a clip's videos (``isVideo``; never one of `images.formats`).
 package enum ImageFormat: String, Sendable, CaseIterable, Codable, Comparable {
     case avif, webp, jpeg
+    case webm, mp4
+
+    /// A clip's web video, not an image.
+    package var isVideo: Bool { self == .webm || self == .mp4 }
 
     package var fileExtension: String {
         switch self {
         case .avif: "avif"
         case .webp: "webp"
         case .jpeg: "jpg"
+        case .webm: "webm"
+        case .mp4: "mp4"
         }
     }
 
@@ -254,6 +266,8 @@ package enum ImageFormat: String, Sendable, CaseIterable, Codable, Comparable {
         case .avif: "image/avif"
         case .webp: "image/webp"
         case .jpeg: "image/jpeg"
+        case .webm: "video/webm"
+        case .mp4: "video/mp4"
         }
     }
 
@@ -267,6 +281,8 @@ package enum ImageFormat: String, Sendable, CaseIterable, Codable, Comparable {
         case .avif: 0
         case .webp: 1
         case .jpeg: 2
+        case .webm: 3
+        case .mp4: 4
         }
     }
 }

@@ -22,6 +22,7 @@ extension SiteLanguage {
             Key(name: "photo_number", placeholders: ["number"]), Key(name: "undated"), Key(name: "licence"),
             Key(name: "viewer"), Key(name: "previous_photo"), Key(name: "next_photo"), Key(name: "caption"),
             Key(name: "zoom"), Key(name: "slideshow"), Key(name: "full_screen"), Key(name: "close"),
+            Key(name: "video"), Key(name: "play_video"),
         ].map { ($0.name, $0) })
 
     /// The keys the viewer's script reads, from the JSON each grid page carries.
@@ -49,6 +50,7 @@ extension SiteLanguage {
                 "licence": "Licence", "viewer": "Photo viewer", "previous_photo": "Previous photo",
                 "next_photo": "Next photo", "caption": "Caption", "zoom": "Zoom", "slideshow": "Slideshow",
                 "full_screen": "Full screen", "close": "Close",
+                "video": "Video", "play_video": "Play the video",
             ],
             months: [
                 "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -73,6 +75,7 @@ extension SiteLanguage {
                 "undated": "Ohne Datum", "licence": "Lizenz", "viewer": "Fotobetrachter",
                 "previous_photo": "Vorheriges Foto", "next_photo": "Nächstes Foto", "caption": "Bildunterschrift",
                 "zoom": "Zoomen", "slideshow": "Diashow", "full_screen": "Vollbild", "close": "Schließen",
+                "video": "Video", "play_video": "Video abspielen",
             ],
             months: [
                 "Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
@@ -99,6 +102,7 @@ extension SiteLanguage {
                 "undated": "Sans date", "licence": "Licence", "viewer": "Visionneuse de photos",
                 "previous_photo": "Photo précédente", "next_photo": "Photo suivante", "caption": "Légende",
                 "zoom": "Zoom", "slideshow": "Diaporama", "full_screen": "Plein écran", "close": "Fermer",
+                "video": "Vidéo", "play_video": "Lire la vidéo",
             ],
             months: [
                 "janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
@@ -124,6 +128,7 @@ extension SiteLanguage {
                 "undated": "Sin fecha", "licence": "Licencia", "viewer": "Visor de fotos",
                 "previous_photo": "Foto anterior", "next_photo": "Foto siguiente", "caption": "Pie de foto",
                 "zoom": "Ampliar", "slideshow": "Presentación", "full_screen": "Pantalla completa", "close": "Cerrar",
+                "video": "Vídeo", "play_video": "Reproducir el vídeo",
             ],
             months: [
                 "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
@@ -150,6 +155,7 @@ extension SiteLanguage {
                 "undated": "Senza data", "licence": "Licenza", "viewer": "Visualizzatore di foto",
                 "previous_photo": "Foto precedente", "next_photo": "Foto successiva", "caption": "Didascalia",
                 "zoom": "Zoom", "slideshow": "Presentazione", "full_screen": "Schermo intero", "close": "Chiudi",
+                "video": "Video", "play_video": "Riproduci il video",
             ],
             months: [
                 "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
@@ -175,6 +181,7 @@ extension SiteLanguage {
                 "undated": "Zonder datum", "licence": "Licentie", "viewer": "Fotoviewer",
                 "previous_photo": "Vorige foto", "next_photo": "Volgende foto", "caption": "Bijschrift",
                 "zoom": "Zoomen", "slideshow": "Diavoorstelling", "full_screen": "Volledig scherm", "close": "Sluiten",
+                "video": "Video", "play_video": "Video afspelen",
             ],
             months: [
                 "januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober",
@@ -200,6 +207,7 @@ extension SiteLanguage {
                 "viewer": "Visualizador de fotos", "previous_photo": "Foto anterior", "next_photo": "Próxima foto",
                 "caption": "Legenda", "zoom": "Zoom", "slideshow": "Apresentação de slides",
                 "full_screen": "Tela cheia", "close": "Fechar",
+                "video": "Vídeo", "play_video": "Reproduzir o vídeo",
             ],
             months: [
                 "janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
@@ -229,6 +237,7 @@ extension SiteLanguage {
                 "previous_photo": "Предыдущая фотография", "next_photo": "Следующая фотография",
                 "caption": "Подпись", "zoom": "Масштаб", "slideshow": "Слайд-шоу", "full_screen": "Во весь экран",
                 "close": "Закрыть",
+                "video": "Видео", "play_video": "Воспроизвести видео",
             ],
             months: [
                 "января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября",
@@ -252,6 +261,7 @@ extension SiteLanguage {
                 "viewer": "写真ビューア", "previous_photo": "前の写真", "next_photo": "次の写真",
                 "caption": "キャプション", "zoom": "ズーム", "slideshow": "スライドショー", "full_screen": "全画面表示",
                 "close": "閉じる",
+                "video": "動画", "play_video": "動画を再生",
             ],
             months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
             plural: .none),
@@ -270,6 +280,7 @@ extension SiteLanguage {
                 "photo_number": "照片 {number}", "undated": "无日期", "licence": "许可协议", "viewer": "照片查看器",
                 "previous_photo": "上一张照片", "next_photo": "下一张照片", "caption": "说明", "zoom": "缩放",
                 "slideshow": "幻灯片放映", "full_screen": "全屏", "close": "关闭",
+                "video": "视频", "play_video": "播放视频",
             ],
             months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
             plural: .none),
@@ -298,6 +309,7 @@ extension SiteLanguage {
                 "viewer": "عارض الصور", "previous_photo": "الصورة السابقة", "next_photo": "الصورة التالية",
                 "caption": "الوصف", "zoom": "تكبير", "slideshow": "عرض الشرائح", "full_screen": "ملء الشاشة",
                 "close": "إغلاق",
+                "video": "فيديو", "play_video": "تشغيل الفيديو",
             ],
             months: [
                 "يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر",

@@ -224,6 +224,8 @@ package struct ImageProcessor: Sendable {
                 try Vips.check(.encode, "cannot encode JPEG") {
                     gg_vips_jpegsave(opaque.pointer, temporary.path, quality)
                 }
+            case .webm, .mp4:
+                throw ImagingError(.unsupportedFormat, "\(format.rawValue) is a video format, made by ffmpeg")
             }
             try AtomicFile.commit(temporary, to: target)
         } catch let error as ImagingError {

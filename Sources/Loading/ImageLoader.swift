@@ -10,9 +10,12 @@ package import GalleryCore
 package final class ImageLoader: OriginalLoading {
     package struct Configuration: Sendable {
         package var maxImageBytes: Int64
+        /// `video.max_bytes`: the bound on a file that is a clip.
+        package var maxVideoBytes: Int64
 
-        package init(maxImageBytes: Int64 = 50_000_000) {
+        package init(maxImageBytes: Int64 = 50_000_000, maxVideoBytes: Int64 = 2_000_000_000) {
             self.maxImageBytes = maxImageBytes
+            self.maxVideoBytes = maxVideoBytes
         }
     }
 
@@ -22,7 +25,8 @@ package final class ImageLoader: OriginalLoading {
 
     /// - Parameter remote: loads http(s) URLs; without one they fail with a clear error.
     package init(configuration: Configuration, remote: (any OriginalLoading)? = nil) {
-        self.local = LocalFileSource(maxImageBytes: configuration.maxImageBytes)
+        self.local = LocalFileSource(
+            maxImageBytes: configuration.maxImageBytes, maxVideoBytes: configuration.maxVideoBytes)
         self.remote = remote
     }
 

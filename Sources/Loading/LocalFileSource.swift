@@ -4,6 +4,7 @@ import GalleryCore
 /// Loads `file:` URLs: the image stays where it is; it is hashed as it is read.
 struct LocalFileSource: Sendable {
     let maxImageBytes: Int64
+    let maxVideoBytes: Int64
 
     func original(for source: CanonicalURL) throws -> Original {
         let file = source.url
@@ -16,12 +17,19 @@ struct LocalFileSource: Sendable {
                 .unreadableFile, url: file.path, "not a plain file (a folder, pipe, socket or device); not read")
         }
         let size = status.size
-        guard size <= maxImageBytes else {
-            throw LoadingError(
-                .tooLarge,
-                url: file.path,
-                "the file is \(size) bytes, over max_image_bytes (\(maxImageBytes)); raise it in gallery.yml"
-            )
+        if size > maxImageBytes {
+            // A clip is bounded by video.max_bytes; its first bytes say whether it is one.
+            let isVideo =
+                (try? FileHandle(forReadingFrom: file)).map { handle in
+                    defer { try? handle.close() }
+                    return ImageSniffer.videoType(of: (try? handle.read(upToCount: 16)) ?? Data()) != nil
+                } == true
+            let (limit, name) = isVideo ? (maxVideoBytes, "video.max_bytes") : (maxImageBytes, "max_image_bytes")
+            guard size <= limit else {
+                throw LoadingError(
+                    .tooLarge, url: file.path,
+                    "the file is \(size) bytes, over \(name) (\(limit)); raise it in gallery.yml")
+            }
         }
         do {
             let digest = try FileDigest.sha256(of: file)

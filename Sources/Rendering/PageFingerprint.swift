@@ -297,6 +297,14 @@ extension GalleryItem {
                 encoder.append(.null)
             }
             if let metadata = image.metadata { encoder.append(metadata: metadata) } else { encoder.append(.null) }
+            // Only for a clip: a photo's fingerprint stays what earlier versions made it.
+            if let video = image.video {
+                encoder.append(.open)
+                encoder.append(integer: video.duration.bitPattern)
+                encoder.append(bool: video.hasAudio)
+                encoder.append(video.recipe)
+                encoder.append(.close)
+            }
             encoder.append(.close)
         } else {
             encoder.append(.null)

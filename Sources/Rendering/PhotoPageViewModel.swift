@@ -80,6 +80,10 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         var imageHeight: Int
         /// The image's alt text; on a photo page, the page's own.
         var alt: String?
+        /// A clip's largest MP4 (`og:video`), absolute.
+        var video: String?
+        var videoWidth = 0
+        var videoHeight = 0
 
         func child(named name: String) -> Any? {
             switch name {
@@ -89,6 +93,9 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
             case "imageWidth": imageWidth
             case "imageHeight": imageHeight
             case "alt": alt
+            case "video": video
+            case "videoWidth": videoWidth
+            case "videoHeight": videoHeight
             default: nil
             }
         }
@@ -105,6 +112,11 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
             imageWidth = rendition.width
             imageHeight = rendition.height
             self.alt = alt
+            if let mp4 = ClipViewModel(image: image, prefix: "")?.largestMP4 {
+                video = (base + mp4.src).escapableInTemplates
+                videoWidth = mp4.width
+                videoHeight = mp4.height
+            }
         }
     }
 
@@ -156,7 +168,9 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
 
         func child(named name: String) -> Any? {
             switch name {
-            case "caption": caption
+            // False, not nil, when there is none: nil would let the template find the tile's
+            // caption (the title) in the page around it and show the title twice.
+            case "caption": caption ?? false
             case "taken": taken
             case "takenISO": takenISO
             case "keywords": keywords.isEmpty ? nil : keywords

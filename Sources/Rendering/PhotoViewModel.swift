@@ -41,6 +41,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
         /// Empty for a photo with transparency: a placeholder would show through it.
         var placeholderStyle: String
         var sources: [Source]
+        /// A clip's videos; nil for a photo.
+        var clip: ClipViewModel?
 
         func child(named name: String) -> Any? {
             switch name {
@@ -57,6 +59,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
             case "placeholderStyle": placeholderStyle.isEmpty ? nil : placeholderStyle
             case "sources": sources
             case "hasSources": !sources.isEmpty
+            case "clip": clip
             default: nil
             }
         }
@@ -115,7 +118,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
             failure = (item.failure ?? "not processed").escapableInTemplates
             return
         }
-        let byFormat = Dictionary(grouping: image.renditions, by: \.format)
+        let byFormat = Dictionary(grouping: image.images, by: \.format)
         let fallbackRenditions = (byFormat[fallback] ?? []).sorted { $0.width < $1.width }
         let smallest = fallbackRenditions[0]
         let largest = fallbackRenditions[fallbackRenditions.count - 1]
@@ -137,7 +140,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
             sources: byFormat.keys.sorted().filter { $0 != fallback }.map { format in
                 Source(
                     type: format.mimeType, srcset: Self.srcset(byFormat[format] ?? [], prefix: prefix), sizes: sizes)
-            }
+            },
+            clip: ClipViewModel(image: image, prefix: prefix)
         )
     }
 
@@ -167,7 +171,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
 
     /// The format every browser shows: JPEG when made, else WebP, else what there is.
     static func fallbackFormat(of image: ProcessedImage) -> ImageFormat? {
-        let formats = Set(image.renditions.map(\.format))
+        let formats = Set(image.images.map(\.format))
         return [.jpeg, .webp, .avif].first { formats.contains($0) }
     }
 

@@ -39,6 +39,10 @@ package struct BuildReport: Sendable, Codable, Equatable {
         package var pagesRendered = 0
         /// Grid and photo pages found in place as this build would render them, left alone.
         package var pagesUnchanged = 0
+        /// Items of the gallery that are clips (counted in ``photos`` too).
+        package var videos = 0
+        /// Seconds of footage this build transcoded (clips whose videos the cache had are not).
+        package var footageSeconds = 0.0
 
         enum CodingKeys: String, CodingKey {
             case photos, skipped, urls, requests, downloaded, fresh, stale, local, failed, processed, seeded
@@ -49,6 +53,8 @@ package struct BuildReport: Sendable, Codable, Equatable {
             case bytesWritten = "bytes_written"
             case pagesRendered = "pages_rendered"
             case pagesUnchanged = "pages_unchanged"
+            case videos
+            case footageSeconds = "footage_seconds"
         }
     }
 
@@ -216,6 +222,10 @@ package struct BuildReport: Sendable, Codable, Equatable {
                 + String(format: " in %.2fs", seconds["total"] ?? 0)
         }
         var parts = ["\(counts.photos) photos"]
+        if counts.videos > 0 {
+            parts[0] += String(
+                format: " (%d of them clips, %.1f s of footage transcoded)", counts.videos, counts.footageSeconds)
+        }
         if counts.failed > 0 { parts.append("\(counts.failed) failed") }
         if counts.skipped > 0 { parts.append("\(counts.skipped) entries skipped") }
         parts.append("\(counts.requests) requests (\(counts.downloaded) × 200, \(counts.notModified) × 304)")

@@ -80,7 +80,9 @@ import Testing
         #expect(document.photos[1].date == nil)
         #expect(document.photos.allSatisfy { $0.hasFeedID })
         #expect(
-            document.skipped == [FeedIssue(index: 2, message: "no image URL (image or an image attachment); skipped")])
+            document.skipped == [
+                FeedIssue(index: 2, message: "no image URL (image or an image or video attachment); skipped")
+            ])
     }
 
     @Test func readsAPlainListAndResolvesRelativeURLsAgainstALocalFeed() throws {

@@ -34,7 +34,8 @@ import Testing
         let read = Set(
             ConfigReader.topLevelKeys + ConfigReader.feedKeys.map { "feed.\($0)" }
                 + ConfigReader.fieldKeys.map { "feed.fields.\($0)" } + ConfigReader.imageKeys.map { "images.\($0)" }
-                + ConfigReader.pagingKeys.map { "feed.paging.\($0)" } + ConfigReader.authKeys.map { "feed.auth.\($0)" })
+                + ConfigReader.pagingKeys.map { "feed.paging.\($0)" } + ConfigReader.authKeys.map { "feed.auth.\($0)" }
+                + ConfigReader.videoKeys.map { "video.\($0)" })
         #expect(read.subtracting(documented).sorted() == [], "read but not documented")
         #expect(documented.subtracting(read).sorted() == [], "documented but not read")
     }
@@ -55,6 +56,12 @@ import Testing
             "images.widths": code("[" + config.images.widths.map(String.init).joined(separator: ", ") + "]"),
             "images.formats": code("[" + config.images.formats.map(\.rawValue).joined(separator: ", ") + "]"),
             "images.quality": code("\(config.images.quality)"), "images.effort": code("\(config.images.effort)"),
+            "video.heights": code("[" + config.video.heights.map(String.init).joined(separator: ", ") + "]"),
+            "video.webm": code("\(config.video.webm)"), "video.audio": code("\(config.video.audio)"),
+            "video.max_duration": code("\(Int(config.video.maxDuration))"),
+            "video.max_pixels": code("\(config.video.maxPixels)"),
+            "video.max_bytes": code("\(config.video.maxBytes / 1_000_000_000)GB"),
+            "video.time_limit": code("\(Int(config.video.timeLimit))"),
         ]
         for (key, value) in expected {
             #expect(rows[key]?.hasPrefix(value) == true, "\(key): documented \(rows[key] ?? "nothing"), read \(value)")

@@ -27,7 +27,7 @@ import Testing
                 if tag != "en",
                     ![
                         "albums", "photos", "source", "zoom", "licence", "kilobytes", "megabytes", "gigabytes",
-                        "separator", "pages", "page_number", "date", "date_time", "position", "photo_number",
+                        "separator", "pages", "page_number", "date", "date_time", "position", "photo_number", "video",
                     ].contains(key)
                 {
                     #expect(text != english.text(key), "\(tag)'s \(key) is the English one")

@@ -104,6 +104,7 @@ import Testing
         item.captionHTML = "<p><em>m</em></p>"
         item.download = Download(path: "originals/ab.jpg", fileName: "a.jpg", byteCount: 9, kind: "JPEG")
         item.image?.metadata = said
+        item.image?.video = VideoDetails(duration: 7.5, hasAudio: true, recipe: "720|mp4|sound|ffmpeg 5.1")
         let image = try #require(item.image)
         let labels = { (value: Any) in Mirror(reflecting: value).children.compactMap(\.label) }
         #expect(labels(item) == ["photo", "image", "failure", "sourceName", "captionHTML", "download"])
@@ -115,7 +116,10 @@ import Testing
                 "captionMarkdown",
             ])
         #expect(
-            labels(image) == ["width", "height", "renditions", "placeholder", "hasTransparency", "camera", "metadata"])
+            labels(image) == [
+                "width", "height", "renditions", "placeholder", "hasTransparency", "camera", "metadata", "video",
+            ])
+        #expect(labels(try #require(image.video)) == ["duration", "hasAudio", "recipe"])
         #expect(
             labels(item.photo.metadata) == [
                 "title", "description", "alt", "keywords", "taken", "rating", "creator", "rights", "licence",
@@ -146,6 +150,8 @@ import Testing
             { $0.photo.captionMarkdown = nil }, { $0.captionHTML = nil }, { $0.image?.metadata = nil },
             { $0.download = nil }, { $0.download?.path += "x" }, { $0.download?.fileName += "x" },
             { $0.download?.byteCount += 1 }, { $0.download?.kind += "x" },
+            { $0.image?.video = nil }, { $0.image?.video?.duration += 1 }, { $0.image?.video?.hasAudio.toggle() },
+            { $0.image?.video?.recipe += "x" },
         ]
         // Every field of what the photo says counts, from the feed or sidecar and from the photo.
         let fields: [(inout PhotoMetadata) -> Void] = [

@@ -10,7 +10,7 @@ struct ConfigReader {
         "exif", "location", "downloads", "albums", "keyword_pages", "grid", "tile_captions", "sort", "host_files",
         "seed",
         "remote_cache",
-        "follow_symlinks", "language", "strings",
+        "follow_symlinks", "language", "strings", "video",
     ]
     static let feedKeys = ["url", "format", "fields", "paging", "auth"]
     static let pagingKeys = [
@@ -19,9 +19,10 @@ struct ConfigReader {
     static let authKeys = ["bearer", "header", "query", "basic", "env"]
     static let fieldKeys = [
         "items", "image", "title", "album", "id", "link", "date", "description", "alt", "keywords", "taken", "creator",
-        "rights", "licence",
+        "rights", "licence", "video",
     ]
     static let imageKeys = ["widths", "formats", "quality", "effort"]
+    static let videoKeys = ["heights", "webm", "audio", "max_duration", "max_pixels", "max_bytes", "time_limit"]
 
     let name: String
 
@@ -39,6 +40,7 @@ struct ConfigReader {
             try string(node, key: "description")
         }
         if let node = top["images"] { config.images = try images(node) }
+        if let node = top["video"] { config.video = try video(node) }
         config.output =
             try top["output"].map { node throws(ConfigError) in try path(node, key: "output") } ?? defaults.output
         config.cache =
@@ -167,7 +169,7 @@ struct ConfigReader {
                 date: try optional("date"),
                 description: try optional("description"), alt: try optional("alt"),
                 keywords: try optional("keywords"), taken: try optional("taken"), creator: try optional("creator"),
-                rights: try optional("rights"), licence: try optional("licence")
+                rights: try optional("rights"), licence: try optional("licence"), video: try optional("video")
             )
         }
         if let pagingNode = keys["paging"] { settings.paging = try paging(pagingNode) }
@@ -344,7 +346,7 @@ struct ConfigReader {
             let items = try sequence(formatsNode, key: "images.formats")
             settings.formats = try items.map { item throws(ConfigError) in
                 let text = try string(item, key: "images.formats").lowercased()
-                guard let format = ImageFormat(rawValue: text == "jpg" ? "jpeg" : text) else {
+                guard let format = ImageFormat(rawValue: text == "jpg" ? "jpeg" : text), !format.isVideo else {
                     throw error(at: item, "unknown image format \"\(text)\"; use webp, jpeg or avif")
                 }
                 return format
@@ -356,6 +358,32 @@ struct ConfigReader {
         }
         if let effortNode = keys["effort"] {
             settings.effort = try integer(effortNode, key: "images.effort", in: 0...6)
+        }
+        return settings
+    }
+
+    private func video(_ node: Node) throws(ConfigError) -> VideoSettings {
+        let keys = try mapping(node, what: "`video`", keys: Self.videoKeys)
+        var settings = VideoSettings()
+        if let heightsNode = keys["heights"] {
+            settings.heights = try sequence(heightsNode, key: "video.heights").map { item throws(ConfigError) in
+                try integer(item, key: "video.heights", in: 16...4320)
+            }
+            if settings.heights.isEmpty {
+                throw error(at: heightsNode, "`video.heights` is empty; list at least one height")
+            }
+        }
+        if let node = keys["webm"] { settings.webm = try bool(node, key: "video.webm") }
+        if let node = keys["audio"] { settings.audio = try bool(node, key: "video.audio") }
+        if let node = keys["max_duration"] {
+            settings.maxDuration = Double(try integer(node, key: "video.max_duration", in: 1...86_400))
+        }
+        if let node = keys["max_pixels"] {
+            settings.maxPixels = try integer(node, key: "video.max_pixels", in: 1...Int(Int32.max))
+        }
+        if let node = keys["max_bytes"] { settings.maxBytes = try byteCount(node, key: "video.max_bytes") }
+        if let node = keys["time_limit"] {
+            settings.timeLimit = Double(try integer(node, key: "video.time_limit", in: 1...86_400))
         }
         return settings
     }

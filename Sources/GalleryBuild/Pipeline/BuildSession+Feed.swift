@@ -77,7 +77,7 @@ extension BuildSession {
             let data = try await http.propfind(folder)
             hashes.append(sha256Hex(of: data))
             let listing = try WebDAVListing(data: data, folder: folder, root: root, name: folder.absoluteString)
-            for file in listing.files where FeedReader.isImageName(file.name) && !file.name.hasPrefix(".") {
+            for file in listing.files where FeedReader.isMediaName(file.name) && !file.name.hasPrefix(".") {
                 guard let source = CanonicalURL(file.url) else { continue }
                 if let etag = file.etag { document.listedETags[source.url] = etag }
                 document.photos.append(

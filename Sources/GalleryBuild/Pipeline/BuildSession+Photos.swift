@@ -199,6 +199,23 @@ extension BuildSession {
         }
     }
 
+    /// Clips met on a machine without ffmpeg leave the gallery (each is a warning, from
+    /// ``tally(_:photos:into:)``): a tile that can show nothing is worse than none.
+    func leaveOutClipsWithoutFFmpeg(_ context: inout BuildContext) {
+        let leftOut = Set(
+            context.outcomes.compactMap { index, outcome -> Int? in
+                guard case .failed(let failure, _, _) = outcome, failure.cause == FailureCause.videoToolMissing
+                else { return nil }
+                return index
+            })
+        guard !leftOut.isEmpty else { return }
+        let kept = context.photos.indices.filter { !leftOut.contains(context.photos[$0].index) }
+        context.photos = kept.map { context.photos[$0] }
+        context.sources = kept.map { context.sources[$0] }
+        for index in leftOut { context.outcomes[index] = nil }
+        context.report.counts.photos = context.photos.count
+    }
+
     func failed(
         _ photo: Photo, stage: String, error: any Error, original: Original? = nil, warnings: [String] = []
     ) -> PhotoOutcome {
@@ -243,12 +260,18 @@ extension BuildSession {
                 report.warnings += outcome.warnings
             }
             switch outcome {
-            case .done(let original, _, let wasProcessed, _, _):
-                if wasProcessed, processedKeys.insert(original.sha256).inserted { report.counts.processed += 1 }
+            case .done(let original, let image, let wasProcessed, _, _):
+                if wasProcessed, processedKeys.insert(original.sha256).inserted {
+                    report.counts.processed += 1
+                    report.counts.footageSeconds += image.video?.duration ?? 0
+                }
+                if image.video != nil { report.counts.videos += 1 }
                 if let warnings = imagingWarnings[original.sha256], warnedKeys.insert(original.sha256).inserted {
                     let name = displayName(of: photo.source)
                     report.warnings += warnings.map { "\(name): \($0)" }
                 }
+            case .failed(let failure, _, _) where failure.cause == FailureCause.videoToolMissing:
+                report.warnings.append(failure.message + "; left out of the gallery")
             case .failed(let failure, _, _):
                 report.counts.failed += 1
                 report.failures.append(failure)

@@ -97,6 +97,7 @@ struct BuildSession: Sendable {
                 concurrency: options.concurrency ?? config.concurrency,
                 perHost: options.perHost ?? config.perHost,
                 maxImageBytes: config.maxImageBytes,
+                maxVideoBytes: config.video.maxBytes,
                 refresh: options.refresh,
                 offline: options.offline,
                 remoteCache: Self.remoteLocation(options: options, config: config),
@@ -135,7 +136,8 @@ struct BuildSession: Sendable {
                 effort: config.images.effort,
                 seed: seed,
                 remote: environment.remote,
-                locationPlaces: config.location.places
+                locationPlaces: config.location.places,
+                videoSettings: config.video
             )
         } catch {
             throw BuildError(.imaging, underlying: error)

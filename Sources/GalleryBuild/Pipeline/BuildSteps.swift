@@ -60,6 +60,7 @@ extension BuildSession {
             BuildStep(name: "load the photos and make their thumbnails") { context throws(BuildError) in
                 context.outcomes = try await processPhotos(
                     context.photos, sources: context.sources, report: &context.report)
+                leaveOutClipsWithoutFFmpeg(&context)
             },
             BuildStep(name: "hand the shard's work to the remote cache") { context throws(BuildError) in
                 try await shareShard(&context)

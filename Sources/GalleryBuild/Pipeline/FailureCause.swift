@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import Loading
+import Video
 
 /// The few words a failure is grouped by, from the error that caused it.
 enum FailureCause {
@@ -8,6 +9,7 @@ enum FailureCause {
         switch error {
         case let error as LoadingError: of(error)
         case let error as ImagingError: of(error)
+        case let error as VideoError: of(error)
         default: "failed"
         }
     }
@@ -42,6 +44,21 @@ enum FailureCause {
         }
     }
 
+    /// A clip met on a machine without ffmpeg: left out of the gallery with a warning, not a
+    /// failed tile.
+    static let videoToolMissing = "ffmpeg not installed"
+
+    static func of(_ error: VideoError) -> String {
+        switch error.code {
+        case .toolMissing: videoToolMissing
+        case .unreadable: "not a video ffmpeg reads"
+        case .overLimit: "over the video limits"
+        case .transcode: "cannot transcode"
+        case .stopped: "cancelled"
+        case .write: "cannot write thumbnails"
+        }
+    }
+
     /// The host a failure is grouped under: the photo's, unless the photo is a local file or the
     /// cause lies on the building machine (its cache, its disk), which is not the host's doing.
     static func host(of source: URL, cause: String) -> String? {
@@ -57,6 +74,7 @@ enum FailureCause {
         switch error {
         case let error as LoadingError: error.detail
         case let error as ImagingError: error.detail
+        case let error as VideoError: error.message
         default: "\(error)"
         }
     }

@@ -5,6 +5,7 @@ import GalleryCore
 import Imaging
 import Loading
 import Synchronization
+import Video
 
 /// The rendition half of the disk cache: thumbnails in `CACHE/v1/renditions/`, named by the
 /// original's content and the recipe, and a record per set in the build store listing them
@@ -13,8 +14,8 @@ import Synchronization
 final class RenditionStore: Sendable {
     let directory: URL
     let recipe: ImageRecipe
-    private let processor: ImageProcessor
-    private let pool: ImagingPool
+    let processor: ImageProcessor
+    let pool: ImagingPool
     private let inFlight = TaskCoalescer<String, Outcome>()
     /// Sets found in the cache by this build, by key.
     private let known = Mutex<[String: ProcessedImage]>([:])
@@ -32,6 +33,10 @@ final class RenditionStore: Sendable {
     let remote: RemoteCache?
     /// The decimals of a photo's place the remote tier may hold (`location:`); nil: none.
     let locationPlaces: Int?
+    /// The site's `video:` settings.
+    let videoSettings: VideoSettings
+    /// ffmpeg and ffprobe, looked for when the first clip is met (a site of photos never runs them).
+    let locatedTranscoder = Mutex<VideoTranscoder??>(nil)
 
     struct Outcome: Sendable {
         var image: ProcessedImage
@@ -46,8 +51,10 @@ final class RenditionStore: Sendable {
 
     init(
         cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
-        quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil, locationPlaces: Int? = nil
+        quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil, locationPlaces: Int? = nil,
+        videoSettings: VideoSettings = VideoSettings()
     ) {
+        self.videoSettings = videoSettings
         self.cache = cache
         self.store = cache.buildStore
         self.seed = seed
@@ -124,6 +131,13 @@ final class RenditionStore: Sendable {
             let stems = stems(of: original.sha256)
             let file = original.file
             let directory = directory
+            if Self.isClip(file) {
+                let (image, warnings) = try await clipSet(of: original, stems: stems)
+                try await writeRecord(image, key: setKey)
+                // A clip's set stays out of the remote tier: its videos are too big to pass around
+                // as one object.
+                return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
+            }
             let (image, warnings) = try await pool.run { [processor, stems] in
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let (image, warnings) = try processor.process(file, named: "the image", stems: stems, into: directory)
@@ -276,6 +290,11 @@ final class RenditionStore: Sendable {
     /// at the same size is caught here); anything less is a miss, and the set is made again. A
     /// record from before renditions were hashed gets its hashes once, from its files.
     private func checkedImage(key: String, record: RenditionSetRecord) -> ProcessedImage? {
+        // A clip's videos made with other `video:` settings or another ffmpeg are made again
+        // (without ffmpeg, the ones there are are shown).
+        if let video = record.image.video, let transcoder, video.recipe != transcoder.recipe.fingerprint {
+            return nil
+        }
         var image = record.image
         var stamps: [FileStamp] = []
         for rendition in image.renditions {
@@ -301,7 +320,7 @@ final class RenditionStore: Sendable {
     }
 
     /// `image` with the SHA-256 of each rendition's file, read from `directory`.
-    private static func hashed(_ image: ProcessedImage, in directory: URL) throws -> ProcessedImage {
+    static func hashed(_ image: ProcessedImage, in directory: URL) throws -> ProcessedImage {
         var image = image
         for index in image.renditions.indices {
             let file = directory.appendingPathComponent(image.renditions[index].fileName)

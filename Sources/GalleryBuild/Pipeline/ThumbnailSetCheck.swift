@@ -63,7 +63,8 @@ enum ThumbnailSetCheck {
         guard sha256Hex(of: data) == rendition.sha256 else {
             throw Rejection("did not match its recorded hash", name)
         }
-        guard ImageSniffer.imageType(of: data) == sniffedType(of: rendition.format) else {
+        let sniffed = rendition.format.isVideo ? ImageSniffer.videoType(of: data) : ImageSniffer.imageType(of: data)
+        guard sniffed == sniffedType(of: rendition.format) else {
             throw Rejection("is not the image its name says", name)
         }
     }
@@ -73,6 +74,8 @@ enum ThumbnailSetCheck {
         case .jpeg: "jpeg"
         case .webp: "webp"
         case .avif: "heif"
+        case .mp4: "mp4"
+        case .webm: "matroska"
         }
     }
 }

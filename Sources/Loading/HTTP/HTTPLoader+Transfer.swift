@@ -114,13 +114,15 @@ extension HTTPLoader {
         let url = head.finalURL
         let contentType = response.headers.first(name: "Content-Type")
         if expectsImage, let contentType, !Self.mayBeImage(contentType: contentType) {
-            throw LoadingError(.notAnImage, url: url, "the server sent \(contentType), not an image")
+            throw LoadingError(.notAnImage, url: url, "the server sent \(contentType), not an image or a video")
         }
+        // A clip has its own bound: known by its type or its name before the body, by its first
+        // bytes once they arrive.
+        var limit = BodyLimit(
+            isVideo: expectsImage && Self.mayBeVideo(contentType: contentType, url: url), configuration: configuration)
         let expectedLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
-        if let expectedLength, expectedLength > configuration.maxImageBytes {
-            throw LoadingError(
-                .tooLarge, url: url,
-                "the \(noun) is \(expectedLength) bytes, over max_image_bytes (\(configuration.maxImageBytes))")
+        if let expectedLength, expectedLength > limit.bytes {
+            throw LoadingError(.tooLarge, url: url, "the \(noun) is \(expectedLength) bytes, over \(limit)")
         }
         let file = cache.temporaryFile()
         let descriptor = open(file.path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o644)
@@ -140,19 +142,21 @@ extension HTTPLoader {
                 for try await buffer in response.body {
                     meter.received(buffer.readableBytes)
                     received += Int64(buffer.readableBytes)
-                    if received > configuration.maxImageBytes {
-                        throw LoadingError(
-                            .tooLarge, url: url,
-                            "the body passed max_image_bytes (\(configuration.maxImageBytes)); stopped")
+                    if received > limit.bytes {
+                        throw LoadingError(.tooLarge, url: url, "the body passed \(limit); stopped")
                     }
                     try buffer.withUnsafeReadableBytes { bytes in
                         hasher.update(bufferPointer: bytes)
                         try Self.writeAll(bytes, to: descriptor, path: file.path)
                         if prefix.count < 16 { prefix += bytes.prefix(16 - prefix.count) }
                     }
-                    if expectsImage, prefix.count >= 16, ImageSniffer.imageType(of: prefix) == nil {
+                    if expectsImage, prefix.count >= 16, !limit.isVideo, ImageSniffer.videoType(of: prefix) != nil {
+                        limit = BodyLimit(isVideo: true, configuration: configuration)
+                    }
+                    if expectsImage, prefix.count >= 16, !ImageSniffer.isMedia(prefix) {
                         throw LoadingError(
-                            .notAnImage, url: url, "the body does not start like an image (\(Self.describe(prefix)))")
+                            .notAnImage, url: url,
+                            "the body does not start like an image or a video (\(Self.describe(prefix)))")
                     }
                 }
             } catch let error as LoadingError {
@@ -169,9 +173,10 @@ extension HTTPLoader {
                 throw LoadingError(
                     .truncated, url: url, "the body has \(received) bytes, Content-Length said \(expectedLength)")
             }
-            if expectsImage, ImageSniffer.imageType(of: prefix) == nil {
+            if expectsImage, !ImageSniffer.isMedia(prefix) {
                 throw LoadingError(
-                    .notAnImage, url: url, "the body does not start like an image (\(Self.describe(prefix)))")
+                    .notAnImage, url: url,
+                    "the body does not start like an image or a video (\(Self.describe(prefix)))")
             }
             fsync(descriptor)
             closeFile()
@@ -253,8 +258,27 @@ extension HTTPLoader {
     /// Content types an image may come with: image/*, and the generic binary types some hosts use.
     static func mayBeImage(contentType: String) -> Bool {
         let type = contentType.split(separator: ";").first?.trimmingWhitespace().lowercased() ?? ""
-        return type.hasPrefix("image/") || type == "application/octet-stream" || type == "binary/octet-stream"
-            || type.isEmpty
+        return type.hasPrefix("image/") || type.hasPrefix("video/") || type == "application/octet-stream"
+            || type == "binary/octet-stream" || type.isEmpty
+    }
+
+    /// A `video/` type, or a name ending like a clip's (`.mp4`, `.mov`…).
+    static func mayBeVideo(contentType: String?, url: String) -> Bool {
+        if let contentType, MediaKind.isVideo(mimeType: contentType) { return true }
+        return MediaKind.isVideo(path: URL(string: url)?.path ?? "")
+    }
+
+    /// The bound on a body: `max_image_bytes`, or `video.max_bytes` for a clip.
+    struct BodyLimit: CustomStringConvertible {
+        var isVideo: Bool
+        var bytes: Int64
+
+        init(isVideo: Bool, configuration: Configuration) {
+            self.isVideo = isVideo
+            bytes = isVideo ? configuration.maxVideoBytes : configuration.maxImageBytes
+        }
+
+        var description: String { "\(isVideo ? "video.max_bytes" : "max_image_bytes") (\(bytes))" }
     }
 
     private static func describe(_ prefix: [UInt8]) -> String {

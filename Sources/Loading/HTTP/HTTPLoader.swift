@@ -20,6 +20,9 @@ package final class HTTPLoader: OriginalLoading {
         package var concurrency: Int
         package var perHost: Int
         package var maxImageBytes: Int64
+        /// The bound on a body that is a clip (by its type, its name's extension or its first
+        /// bytes): `video.max_bytes`.
+        package var maxVideoBytes: Int64
         package var retry: RetryPolicy
         package var maxRedirects: Int
         /// `--refresh`: revalidate even fresh entries.
@@ -38,6 +41,7 @@ package final class HTTPLoader: OriginalLoading {
             concurrency: Int = 16,
             perHost: Int = 6,
             maxImageBytes: Int64 = 50_000_000,
+            maxVideoBytes: Int64 = 2_000_000_000,
             retry: RetryPolicy = RetryPolicy(),
             maxRedirects: Int = 10,
             refresh: Bool = false,
@@ -49,6 +53,7 @@ package final class HTTPLoader: OriginalLoading {
             self.concurrency = concurrency
             self.perHost = perHost
             self.maxImageBytes = maxImageBytes
+            self.maxVideoBytes = maxVideoBytes
             self.retry = retry
             self.maxRedirects = maxRedirects
             self.refresh = refresh

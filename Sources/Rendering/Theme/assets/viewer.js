@@ -2,7 +2,8 @@
    A click on a tile shows the photo full screen over the grid, with the photo page's address in
    the address bar (back closes, a shared link opens that page). Only the photo shown and its two
    neighbours are ever loading: a photo flicked past before it arrived has its transfer aborted,
-   so the one the visitor stops at never waits behind the ones skipped. */
+   so the one the visitor stops at never waits behind the ones skipped. A clip plays in its
+   place: nothing of it is fetched before it is shown, and its transfer stops when it is left. */
 (function () {
   "use strict";
   var doc = document;
@@ -52,7 +53,12 @@
       aspect: img.width && img.height ? img.width / img.height : 1.5,
       sets: sources.map(function (source) { return candidates(source.getAttribute("srcset")); })
         .concat([candidates(img.getAttribute("srcset"))]),
-      style: img.getAttribute("style") || ""
+      style: img.getAttribute("style") || "",
+      /* A clip's files, `address type height` each, most compact format first. */
+      clip: link.hasAttribute("data-video") ? link.getAttribute("data-video").split(",").map(function (part) {
+        var bits = part.trim().split(/\s+/);
+        return { url: new URL(bits[0], base).href, type: bits[1], height: parseInt(bits[2], 10) || 0 };
+      }) : null
     };
   });
 
@@ -81,7 +87,7 @@
   dialog.tabIndex = -1;
   dialog.setAttribute("aria-label", words.viewer || "Photo viewer");
   /* One frame holds it all: what goes full screen (a dialog itself may not). */
-  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
+  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""><video controls playsinline preload="none" hidden></video></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
     '<div class="bar">' +
     '<button type="button" class="prev" aria-label="Previous photo">\u2190</button>' +
     '<p class="caption"><a></a> <span class="position"></span></p>' +
@@ -97,6 +103,7 @@
   var frame = dialog.querySelector(".frame");
   var stage = dialog.querySelector(".stage");
   var shown = dialog.querySelector(".stage img");
+  var player = dialog.querySelector(".stage video");
   var captionLink = dialog.querySelector(".caption a");
   var saidBox = dialog.querySelector(".said");
   var saidTitle = dialog.querySelector(".said-title");
@@ -136,7 +143,7 @@
   /* Opening: the photo grows out of its tile (or fades in when the tile is out of sight); none
      under prefers-reduced-motion. */
   function arrive(index) {
-    if (reduced() || !shown.animate) return;
+    if (reduced() || !shown.animate || photos[index].clip) return;
     var tile = photos[index].img.getBoundingClientRect();
     var from = inView(tile) && onto(tile);
     if (from) shown.animate([{ transform: from }, { transform: "none" }], { duration: 250, easing: "ease-out" });
@@ -172,7 +179,7 @@
   });
   doc.addEventListener("fullscreenchange", function () {
     fullButton.setAttribute("aria-pressed", String(doc.fullscreenElement === frame));
-    if (current >= 0 && loads[current]) place(photos[current], loads[current].rendition);
+    refit();
   });
 
   var current = -1;
@@ -197,7 +204,7 @@
     wide.addEventListener("change", function () {
       if (current < 0) return;
       showPanel(current);
-      if (loads[current]) place(photos[current], loads[current].rendition);
+      refit();
     });
   }
   infoButton.addEventListener("click", function () {
@@ -205,7 +212,7 @@
     infoButton.setAttribute("aria-pressed", String(panel));
     if (current < 0) return;
     showPanel(current);
-    if (loads[current]) place(photos[current], loads[current].rendition);
+    refit();
   });
 
   /* The caption comes from the photo's own page, read once the sharp photo is in and never
@@ -273,7 +280,7 @@
   /* Scales to `scale` keeping the point (x, y) of the window where it is (the stage's centre
      when none is given); at 1 the photo is back in its place. */
   function zoomTo(scale, x, y) {
-    if (current < 0) return;
+    if (current < 0 || photos[current].clip) return;
     var box = stage.getBoundingClientRect();
     var cx = box.left + box.width / 2, cy = box.top + box.height / 2;
     if (x === undefined) { x = cx; y = cy; }
@@ -364,7 +371,7 @@
   });
 
   window.addEventListener("resize", function () {
-    if (current >= 0 && loads[current]) place(photos[current], loads[current].rendition);
+    refit();
   });
 
   function load(index, priority) {
@@ -399,11 +406,63 @@
     });
   }
 
+  /* The file of the clip to play: the most compact format the browser plays, at the smallest
+     height that is sharp where it is drawn. */
+  function clipFile(photo) {
+    var playable = photo.clip.filter(function (file) { return player.canPlayType(file.type); });
+    if (!playable.length) playable = photo.clip;
+    var list = playable.filter(function (file) { return file.type === playable[0].type; })
+      .sort(function (a, b) { return a.height - b.height; });
+    var box = stage.getBoundingClientRect();
+    var width = Math.min(box.width, box.height * photo.aspect);
+    var needed = Math.min(width, width / photo.aspect) * (window.devicePixelRatio || 1);
+    for (var i = 0; i < list.length; i++) if (list[i].height >= needed) return list[i];
+    return list[list.length - 1];
+  }
+
+  /* Stops the clip and its transfer (a video's download ends only when its source goes). */
+  function stopClip() {
+    if (!player.getAttribute("src")) return;
+    player.pause();
+    player.removeAttribute("src");
+    player.load();
+  }
+
+  /* The photo or clip shown, fitted again to the stage (a new window size, the panel shown). */
+  function refit() {
+    if (current < 0) return;
+    if (photos[current].clip) fitClip(photos[current]);
+    else if (loads[current]) place(photos[current], loads[current].rendition);
+  }
+
+  function fitClip(photo) {
+    var box = stage.getBoundingClientRect();
+    var width = Math.min(box.width, box.height * photo.aspect);
+    player.style.width = width + "px";
+    player.style.height = width / photo.aspect + "px";
+  }
+
+  function showClip(index) {
+    var photo = photos[index];
+    fitClip(photo);
+    player.poster = photo.img.currentSrc || "";
+    player.setAttribute("aria-label", photo.alt);
+    player.src = clipFile(photo).url;
+    player.hidden = false;
+    shown.hidden = true;
+    var playing = player.play();
+    if (playing && playing.catch) playing.catch(function () {});
+  }
+
   function show(index) {
     var photo = photos[index];
     current = index;
     settle(index);
     unzoom();
+    stopClip();
+    player.hidden = true;
+    shown.hidden = false;
+    zoomButton.disabled = !!photo.clip;
     shown.className = "";
     shown.setAttribute("style", photo.style);
     shown.alt = photo.alt;
@@ -415,16 +474,24 @@
     /* The panel first: the stage's room, and so the rendition picked, depend on it. */
     saidTitle.textContent = photo.title || photo.alt;
     showPanel(index);
-    var entry = load(index, "high");
-    shown.width = entry.rendition.width;
-    shown.height = Math.round(entry.rendition.width / photo.aspect);
-    place(photo, entry.rendition);
     captionLink.textContent = photo.title || photo.alt;
     captionLink.href = photo.page;
     position.textContent = (words.position || "{number} of {count}").replace("{number}", number(index + 1))
       .replace("{count}", number(photos.length));
     previousButton.disabled = index === 0;
     nextButton.disabled = index === photos.length - 1;
+    /* A clip: its poster is the tile's image; only the video is fetched, then the neighbours. */
+    if (photo.clip) {
+      showClip(index);
+      tell(index);
+      if (index + 1 < photos.length) load(index + 1, "low");
+      if (index > 0) load(index - 1, "low");
+      return;
+    }
+    var entry = load(index, "high");
+    shown.width = entry.rendition.width;
+    shown.height = Math.round(entry.rendition.width / photo.aspect);
+    place(photo, entry.rendition);
     entry.promise.then(function (result) {
       if (current !== index) return;
       if (result.url) {
@@ -483,11 +550,12 @@
       if (current !== index) return;
       current = -1;
       settle(-Infinity);
+      stopClip();
       shown.removeAttribute("src");
       dialog.close();
       if (index >= 0) photos[index].link.focus();
     }
-    if (index < 0 || reduced() || !shown.animate || !shown.getAttribute("src")) return finish();
+    if (index < 0 || reduced() || !shown.animate || !shown.getAttribute("src") || photos[index].clip) return finish();
     var tile = photos[index].img.getBoundingClientRect();
     var to = inView(tile) && onto(tile);
     closing = true;

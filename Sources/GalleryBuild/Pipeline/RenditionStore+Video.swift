@@ -1,0 +1,83 @@
+import Foundation
+import GalleryCore
+import Imaging
+import Loading
+import Synchronization
+import Video
+
+/// Clips: a poster frame made into thumbnails as any photo is, and web videos beside them, in one
+/// set. ffmpeg runs on a thread of the imaging pool, one ffmpeg thread a run, so that the pool's
+/// width bounds libvips and ffmpeg together and the cores are never oversubscribed.
+extension RenditionStore {
+    /// The file's first bytes are a clip's (MP4, QuickTime, WebM, MKV, AVI).
+    static func isClip(_ file: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return false }
+        defer { try? handle.close() }
+        return ImageSniffer.videoType(of: (try? handle.read(upToCount: 16)) ?? Data()) != nil
+    }
+
+    /// ffmpeg and ffprobe with the site's `video:` settings; nil when they are not installed.
+    var transcoder: VideoTranscoder? {
+        locatedTranscoder.withLock { located in
+            if case .some(let transcoder) = located { return transcoder }
+            let transcoder = VideoTranscoder.located(settings: videoSettings)
+            located = .some(transcoder)
+            return transcoder
+        }
+    }
+
+    /// The file names' stems of a clip's videos (one per format).
+    func videoStems(of originalSHA256: String, recipe: VideoRecipe) -> [ImageFormat: String] {
+        var stems: [ImageFormat: String] = [:]
+        for format in recipe.formats {
+            stems[format] = String(
+                sha256Hex(of: recipe.fileKeyMaterial(originalSHA256: originalSHA256, format: format)).prefix(16))
+        }
+        return stems
+    }
+
+    /// Probes the clip, makes its poster's thumbnails and its videos, and hashes them; the
+    /// transcode is stopped when the build is interrupted.
+    func clipSet(of original: Original, stems: [ImageFormat: String]) async throws -> (ProcessedImage, [String]) {
+        guard let transcoder else {
+            throw VideoError(
+                .toolMissing, "a clip, and ffmpeg is not installed (Debian: apt install ffmpeg)")
+        }
+        let videoStems = videoStems(of: original.sha256, recipe: transcoder.recipe)
+        let file = original.file
+        let directory = directory
+        let stopped = StopSignal()
+        return try await withTaskCancellationHandler {
+            try await pool.run { [processor] in
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let probe = try transcoder.probe(file, name: "the clip")
+                let poster = AtomicFile.temporaryURL(for: directory.appendingPathComponent("poster.png"))
+                defer { try? FileManager.default.removeItem(at: poster) }
+                try transcoder.writePoster(of: file, probe: probe, to: poster, name: "the clip")
+                var (image, warnings) = try processor.process(
+                    poster, named: "the clip's poster", stems: stems, into: directory)
+                image.renditions += try transcoder.transcode(
+                    file, probe: probe, stems: videoStems, into: directory, name: "the clip",
+                    shouldStop: { stopped.isSet })
+                image.video = VideoDetails(
+                    duration: probe.duration, hasAudio: probe.hasAudio && transcoder.recipe.audio,
+                    recipe: transcoder.recipe.fingerprint)
+                var metadata = PhotoMetadata()
+                metadata.taken = probe.taken.flatMap { CaptureTime(local: $0.local, offset: $0.offset) }
+                image.metadata = metadata
+                return (try Self.hashed(image, in: directory), warnings)
+            }
+        } onCancel: {
+            stopped.set()
+        }
+    }
+}
+
+/// Set once, from a cancellation handler; read by a child process's wait loop.
+final class StopSignal: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+
+    func set() { flag.store(true, ordering: .relaxed) }
+}

@@ -1,0 +1,68 @@
+import GalleryCore
+import Mustache
+
+/// A clip's values, for its tile (the play mark and its length), the viewer (`data-video`) and its
+/// page (`<video>` with a source per file): every address relative to the page that shows it.
+struct ClipViewModel: Sendable, MustacheParent, Encodable {
+    struct Source: Sendable, MustacheParent, Encodable {
+        var src: String
+        var type: String
+        var width: Int
+        var height: Int
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "src": src
+            case "type": type
+            case "width": width
+            case "height": height
+            default: nil
+            }
+        }
+    }
+
+    /// Most compact format first, then the smallest height first.
+    var sources: [Source]
+    /// `0:07`, `12:04`, `1:02:03`.
+    var duration: String
+    /// `PT7S`, for `<time datetime>` and structured data.
+    var durationISO: String
+
+    /// `nil` for a photo.
+    init?(image: ProcessedImage, prefix: String) {
+        guard let video = image.video, !image.videos.isEmpty else { return nil }
+        sources = image.videos.map { file in
+            Source(src: prefix + file.path, type: file.format.mimeType, width: file.width, height: file.height)
+        }
+        let seconds = max(0, Int(video.duration.rounded()))
+        let (hours, minutes, rest) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        duration = hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
+        durationISO = "PT\(seconds)S"
+    }
+
+    /// What the viewer reads from the tile's `data-video`: `address type height` per file, comma
+    /// separated (addresses are content names: no space, no comma).
+    var viewerList: String {
+        sources.map { "\($0.src) \($0.type) \(min($0.width, $0.height))" }.joined(separator: ", ")
+    }
+
+    /// The MP4 every browser plays: the largest, for a page's fallback link and `og:video`.
+    var largestMP4: Source? {
+        sources.filter { $0.type == ImageFormat.mp4.mimeType }.max { $0.height * $0.width < $1.height * $1.width }
+    }
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "sources": sources
+        case "duration": duration
+        case "durationISO": durationISO
+        case "viewerList": viewerList
+        case "largest": largestMP4
+        // The largest video's size: the `<video>` element's box.
+        case "width": sources.map(\.width).max() ?? 0
+        case "height": sources.max { $0.width < $1.width }?.height ?? 0
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package import Foundation
+package import GalleryCore
+
+/// Turns a clip into what a page shows: a poster frame (a PNG the image processor then makes
+/// thumbnails of, as of any photo) and H.264 MP4s, and VP9 WebMs when asked, at the recipe's
+/// heights. ffprobe and ffmpeg run as child processes; each run is one ffmpeg thread, waited for
+/// on a thread of the imaging pool, so that the pool's width bounds ffmpeg's and libvips' work
+/// together. Outputs are upright, tone-mapped to SDR when the clip is HLG or PQ, and carry no
+/// metadata: no place, no time, no device.
+package struct VideoTranscoder: Sendable {
+    package var recipe: VideoRecipe
+    package var settings: VideoSettings
+    var ffmpeg = "ffmpeg"
+    var ffprobe = "ffprobe"
+
+    /// ffmpeg and ffprobe from `PATH` with this machine's ffmpeg version; nil when either is
+    /// missing (a clip is then reported, not transcoded).
+    package static func located(settings: VideoSettings) -> VideoTranscoder? {
+        guard
+            let answer = try? ChildProcess(program: "ffmpeg", arguments: ["-hide_banner", "-version"], timeLimit: 30)
+                .run(), answer.status == 0,
+            let probe = try? ChildProcess(program: "ffprobe", arguments: ["-hide_banner", "-version"], timeLimit: 30)
+                .run(), probe.status == 0
+        else { return nil }
+        // `ffmpeg version 5.1.9-0+deb12u1 Copyright …`
+        let words = String(decoding: answer.output.prefix(200), as: UTF8.self).split(separator: " ")
+        let version = words.count > 2 && words[1] == "version" ? String(words[2]) : "unknown"
+        return VideoTranscoder(recipe: VideoRecipe(settings: settings, ffmpegVersion: version), settings: settings)
+    }
+
+    /// What ffprobe says of `file`, checked against the limits.
+    package func probe(_ file: URL, name: String) throws(VideoError) -> VideoProbe {
+        let answer = try run(ffprobe, VideoProbe.arguments(for: file.path), timeLimit: 60, name: name) { false }
+        guard answer.status == 0, let probe = VideoProbe(ffprobeJSON: answer.output) else {
+            throw VideoError(.unreadable, "\(name) is no video ffprobe can read\(Self.words(answer.errorTail))")
+        }
+        if probe.duration > settings.maxDuration {
+            throw VideoError(
+                .overLimit,
+                "\(name) runs \(Self.seconds(probe.duration)), over video.max_duration (\(Self.seconds(settings.maxDuration)))"
+            )
+        }
+        if probe.codedWidth * probe.codedHeight > settings.maxPixels {
+            throw VideoError(
+                .overLimit,
+                "\(name) is \(probe.codedWidth)x\(probe.codedHeight), over video.max_pixels (\(settings.maxPixels))")
+        }
+        return probe
+    }
+
+    /// Writes the clip's poster frame to `target` (a PNG, upright, SDR): the frame a second in,
+    /// or the middle one of a shorter clip.
+    package func writePoster(of file: URL, probe: VideoProbe, to target: URL, name: String) throws(VideoError) {
+        var filters = toneMapping(for: probe)
+        filters.append("format=rgb24")
+        let at = probe.duration >= 2 ? 1 : probe.duration / 2
+        for seek in [at, 0] {
+            let answer = try run(
+                ffmpeg,
+                [
+                    "-nostdin", "-v", "error", "-y", "-threads", "1", "-ss", String(format: "%.3f", seek), "-i",
+                    file.path,
+                ]
+                    + ["-map", "0:v:0", "-frames:v", "1", "-vf", filters.joined(separator: ","), "-map_metadata", "-1"]
+                    + ["-f", "image2", "-c:v", "png", target.path],
+                timeLimit: min(settings.timeLimit, 300), name: name
+            ) { false }
+            if answer.status == 0, let status = FileStatus(target), status.size > 0 { return }
+            if seek == 0 {
+                throw VideoError(.transcode, "ffmpeg made no poster of \(name)\(Self.words(answer.errorTail))")
+            }
+        }
+    }
+
+    /// The web videos' sizes: each of the recipe's heights no larger than the clip's shorter side
+    /// (the clip's own when all are larger), as even width and height, upright.
+    package func outputSizes(for probe: VideoProbe) -> [(width: Int, height: Int)] {
+        let short = min(probe.width, probe.height)
+        let long = max(probe.width, probe.height)
+        var heights = recipe.heights.filter { $0 <= short }
+        if heights.isEmpty { heights = [short] }
+        return heights.map { size in
+            let side = max(2, size / 2 * 2)
+            let other = max(2, Int((Double(long) * Double(side) / Double(short) / 2).rounded()) * 2)
+            return probe.width >= probe.height ? (other, side) : (side, other)
+        }
+    }
+
+    /// Makes the clip's web videos in `directory`, named `<stem>-<height>p.<ext>` by the stems of
+    /// each format; returns them as renditions (paths are file names, hashes not taken).
+    package func transcode(
+        _ file: URL, probe: VideoProbe, stems: [ImageFormat: String], into directory: URL, name: String,
+        shouldStop: @escaping @Sendable () -> Bool
+    ) throws(VideoError) -> [Rendition] {
+        var made: [Rendition] = []
+        for format in recipe.formats {
+            guard let stem = stems[format] else { continue }
+            for size in outputSizes(for: probe) {
+                let fileName = "\(stem)-\(min(size.width, size.height))p.\(format.fileExtension)"
+                let target = directory.appendingPathComponent(fileName)
+                let partial = AtomicFile.temporaryURL(for: target)
+                defer { try? FileManager.default.removeItem(at: partial) }
+                var filters = toneMapping(for: probe)
+                filters += ["scale=\(size.width):\(size.height)", "setsar=1", "format=yuv420p"]
+                let answer = try run(
+                    ffmpeg,
+                    ["-nostdin", "-v", "error", "-y", "-threads", "1", "-i", file.path, "-map", "0:v:0"]
+                        + (recipe.audio && probe.hasAudio ? ["-map", "0:a:0?"] : ["-an"])
+                        + ["-vf", filters.joined(separator: ",")] + Self.codecArguments(for: format)
+                        + ["-map_metadata", "-1", "-map_metadata:s:v", "-1", "-map_metadata:s:a", "-1"]
+                        + ["-map_chapters", "-1", "-fflags", "+bitexact", "-flags:v", "+bitexact"]
+                        + ["-flags:a", "+bitexact", "-f", format.rawValue, partial.path],
+                    timeLimit: settings.timeLimit, name: name, shouldStop: shouldStop)
+                guard answer.status == 0 else {
+                    throw VideoError(
+                        .transcode,
+                        "ffmpeg could not make the \(format.rawValue) of \(name) (exit \(answer.status))"
+                            + Self.words(answer.errorTail))
+                }
+                do {
+                    try AtomicFile.commit(partial, to: target)
+                    made.append(
+                        Rendition(
+                            format: format, width: size.width, height: size.height, path: fileName,
+                            byteCount: FileStatus(target)?.size ?? 0))
+                } catch {
+                    throw VideoError(.write, "could not write \(fileName): \(error.localizedDescription)")
+                }
+            }
+        }
+        return made
+    }
+
+    /// The encoder's arguments: H.264 High with AAC and the index first (`+faststart`: playback
+    /// starts before the file has arrived), or VP9 with Opus.
+    static func codecArguments(for format: ImageFormat) -> [String] {
+        switch format {
+        case .webm:
+            ["-c:v", "libvpx-vp9", "-crf", "33", "-b:v", "0", "-deadline", "good", "-cpu-used", "4", "-threads", "1"]
+                + ["-c:a", "libopus", "-b:a", "96k", "-ac", "2"]
+        default:
+            ["-c:v", "libx264", "-preset", "medium", "-crf", "23", "-profile:v", "high", "-threads", "1"]
+                + ["-c:a", "aac", "-b:a", "128k", "-ac", "2", "-movflags", "+faststart"]
+        }
+    }
+
+    /// HLG and PQ to SDR (BT.709), through linear light with zimg; nothing for an SDR clip.
+    func toneMapping(for probe: VideoProbe) -> [String] {
+        guard probe.isHDR else { return [] }
+        return [
+            "zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709", "tonemap=tonemap=hable:desat=0",
+            "zscale=t=bt709:m=bt709:r=tv",
+        ]
+    }
+
+    private func run(
+        _ program: String, _ arguments: [String], timeLimit: Double, name: String,
+        shouldStop: @escaping @Sendable () -> Bool
+    ) throws(VideoError) -> ChildProcess.Result {
+        do {
+            return try ChildProcess(
+                program: program, arguments: arguments, timeLimit: timeLimit, shouldStop: shouldStop
+            ).run()
+        } catch {
+            switch error {
+            case .notFound(let program):
+                throw VideoError(.toolMissing, "\(program) is not installed (Debian: apt install ffmpeg)")
+            case .timedOut(let seconds, let tail):
+                throw VideoError(
+                    .transcode,
+                    "\(program) ran past video.time_limit (\(Self.seconds(seconds))) on \(name) and was stopped"
+                        + Self.words(tail))
+            case .stopped:
+                throw VideoError(.stopped, "the build was interrupted while \(program) worked on \(name)")
+            case .outputTooLarge(let limit):
+                throw VideoError(.unreadable, "\(program) said more than \(limit) bytes of \(name)")
+            }
+        }
+    }
+
+    /// ffmpeg's last line or two, to quote in a message.
+    static func words(_ errorTail: String) -> String {
+        let lines = errorTail.split(whereSeparator: \.isNewline).suffix(2).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        let text = lines.filter { !$0.isEmpty }.joined(separator: " / ")
+        return text.isEmpty ? "" : ": ffmpeg said \"\(text.prefix(400))\""
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}

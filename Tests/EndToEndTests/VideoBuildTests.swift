@@ -1,0 +1,172 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+/// Clips built by the command from a folder: a phone's turned HEVC MOV with a place, a silent
+/// MP4, a broken clip, a Live Photo's motion beside its still, and a photo; what a rebuild does;
+/// what a machine without ffmpeg does. The clips are made with Debian's ffmpeg (TestClip).
+@Suite(.serialized) struct VideoBuildTests {
+    static func site(_ config: String = "") throws -> FixtureSite {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Clips\nfeed: photos\nbase_url: https://example.org/g/\nimages:\n  widths: [64, 128]\n\(config)\n",
+            to: "gallery.yml")
+        let photos = site.folder.file("photos")
+        _ = try WhatPhotosSayTests.photo(site, "a-photo.jpg", shade: 40)
+        try TestClip.make(.phoneMOV, named: "b-phone.MOV", in: photos)
+        try TestClip.make(.silentMP4, named: "c-silent.mp4", in: photos)
+        // A Live Photo: the still stands for both; its motion is not an item of its own.
+        _ = try WhatPhotosSayTests.photo(site, "IMG_0002.JPG", shade: 90)
+        try TestClip.make(.silentMP4, named: "IMG_0002.MOV", in: photos)
+        return site
+    }
+
+    static func build(_ site: FixtureSite, environment: [String: String] = [:]) throws -> [String: Any] {
+        let report = site.folder.file("report.json")
+        let run = try CommandRun.gallerygen(
+            ["build", site.url.path, "--report", report.path], environment: environment)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any] ?? [:]
+        #expect(run.status == (json["exit_code"] as? Int32 ?? 0), "\(run.standardError)")
+        return json
+    }
+
+    static func videos(_ site: FixtureSite) -> [String] {
+        site.folder.allFiles(under: "public/images").filter { $0.hasSuffix(".mp4") || $0.hasSuffix(".webm") }.sorted()
+    }
+
+    @Test func clipsBecomeUprightWebVideosShownWithTheirPostersAndLength() throws {
+        guard TestClip.ffmpegIsInstalled else {
+            Issue.record("ffmpeg is installed by `make test-deps`")
+            return
+        }
+        let site = try Self.site()
+        let report = try Self.build(site)
+        let counts = try #require(report["counts"] as? [String: Any])
+        #expect(counts["photos"] as? Int == 4, "a photo, two clips, a Live Photo's still")
+        #expect(counts["videos"] as? Int == 2)
+        #expect(counts["failed"] as? Int == 0)
+        #expect(abs((counts["footage_seconds"] as? Double ?? 0) - 3) < 0.2)
+        let videos = Self.videos(site)
+        #expect(videos.count == 2, "\(videos)")
+        #expect(videos.allSatisfy { $0.hasSuffix("p.mp4") })
+        for video in videos {
+            let bytes = try Data(contentsOf: site.folder.file("public/images/\(video)"))
+            #expect(bytes.range(of: Data("59.9139".utf8)) == nil, "\(video) carries no place")
+        }
+        // The turned clip: 240 wide, 320 high, as the phone showed it.
+        let grid = try DownloadsTests.read(site, "index.html")
+        let tile = try DownloadsTests.value(of: "data-video", after: "id=\"b-phone", in: grid)
+        #expect(tile.hasSuffix("p.mp4 video/mp4 240"), "\(tile)")
+        #expect(grid.contains("<time datetime=\"PT2S\">0:02</time>"))
+        #expect(grid.contains("<span class=\"visually-hidden\">Video</span>"))
+        #expect(!grid.contains("IMG_0002-MOV") && !grid.contains("IMG_0002.MOV"))
+        let pages = site.folder.allFiles(under: "public/photos")
+        let page = try DownloadsTests.read(
+            site, "photos/" + (try #require(pages.first { $0.hasPrefix("b-phone") })))
+        #expect(page.contains("<video class=\"clip\" controls playsinline preload=\"none\" poster=\"../images/"))
+        #expect(page.contains("width=\"240\" height=\"320\""))
+        #expect(page.contains("<source src=\"../images/") && page.contains("type=\"video/mp4\">"))
+        #expect(page.contains("<meta property=\"og:video\" content=\"https://example.org/g/images/"))
+        #expect(page.contains("<time datetime=\"2024-05-01T10:20:30Z\""), "the time the clip was recorded")
+        #expect(!page.contains("<div class=\"caption\">"), "no caption but the title, said once")
+        // The photo's page has no video.
+        let photoPage = try DownloadsTests.read(
+            site, "photos/" + (try #require(pages.first { $0.hasPrefix("a-photo") })))
+        #expect(!photoPage.contains("<video"))
+
+        // Nothing changed: nothing transcoded, the videos untouched.
+        let before = try site.snapshot()
+        let again = try #require(try Self.build(site)["counts"] as? [String: Any])
+        #expect(again["processed"] as? Int == 0)
+        #expect(again["footage_seconds"] as? Double == 0)
+        let after = try site.snapshot()
+        for video in videos { #expect(before["images/\(video)"]?.1 == after["images/\(video)"]?.1) }
+
+        // Other heights: the clips are made again, the photos are not.
+        try site.folder.write(
+            "title: Clips\nfeed: photos\nimages:\n  widths: [64, 128]\nvideo:\n  heights: [120, 180]\n",
+            to: "gallery.yml")
+        let changed = try #require(try Self.build(site)["counts"] as? [String: Any])
+        #expect(changed["processed"] as? Int == 2)
+        #expect(
+            Self.videos(site).map { $0.split(separator: "-").last.map(String.init) ?? "" }.sorted()
+                == ["120p.mp4", "120p.mp4", "180p.mp4", "180p.mp4"])
+    }
+
+    @Test func aBrokenClipIsAFailedTileAndALongOneNamesTheLimit() throws {
+        guard TestClip.ffmpegIsInstalled else {
+            Issue.record("ffmpeg is installed by `make test-deps`")
+            return
+        }
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Clips\nfeed: photos\nimages:\n  widths: [64]\nvideo:\n  max_duration: 1\n", to: "gallery.yml")
+        try TestClip.make(.truncated, named: "a-broken.mp4", in: site.folder.file("photos"))
+        try TestClip.make(.plainMP4, named: "b-long.mp4", in: site.folder.file("photos"))
+        try TestClip.make(.silentMP4, named: "c-short.mp4", in: site.folder.file("photos"))
+        let report = try Self.build(site)
+        let failures = report["failures"] as? [[String: Any]] ?? []
+        #expect(failures.count == 2)
+        let messages = failures.compactMap { $0["message"] as? String }
+        #expect(messages.contains { $0.hasPrefix("photos/a-broken.mp4: ") })
+        #expect(messages.contains { $0.contains("b-long.mp4") && $0.contains("over video.max_duration (1 s)") })
+        #expect(failures.contains { $0["cause"] as? String == "over the video limits" })
+        #expect(Self.videos(site).count == 1)
+        #expect(site.folder.allFiles(under: ".gallerygen-cache").allSatisfy { !AtomicFile.isTemporaryName($0) })
+    }
+
+    @Test func withoutFFmpegClipsAreLeftOutWithAWarning() throws {
+        let site = try Self.site()
+        let report = try Self.build(site, environment: ["PATH": "/nonexistent"])
+        #expect(report["exit_code"] as? Int == 0)
+        let counts = try #require(report["counts"] as? [String: Any])
+        #expect(counts["photos"] as? Int == 2)
+        #expect(counts["failed"] as? Int == 0)
+        let warnings = report["warnings"] as? [String] ?? []
+        #expect(
+            warnings.contains {
+                $0.hasPrefix("photos/b-phone.MOV: a clip, and ffmpeg is not installed")
+                    && $0.hasSuffix("left out of the gallery")
+            }, "\(warnings)")
+        #expect(Self.videos(site).isEmpty)
+        #expect(!(try DownloadsTests.read(site, "index.html")).contains("b-phone"))
+    }
+}
+
+/// A build interrupted while ffmpeg transcodes stops it at once and leaves nothing half-made.
+@Suite struct VideoInterruptTests {
+    @Test func sigintDuringATranscodeStopsFFmpegAndExits130() async throws {
+        guard TestClip.ffmpegIsInstalled else {
+            Issue.record("ffmpeg is installed by `make test-deps`")
+            return
+        }
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Long\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        _ = try WhatPhotosSayTests.photo(site, "a.jpg", shade: 40)
+        #expect(try CommandRun.gallerygen(["build", site.url.path]).status == 0)
+        let before = try site.snapshot()
+        let clip = try TestClip.make(.long, named: "long-clip.mp4", in: site.folder.file("photos"))
+
+        let process = Process()
+        process.executableURL = CommandRun.binary
+        process.arguments = ["build", site.url.path, "--quiet"]
+        try process.run()
+        try await waitUntil(seconds: 30, "ffmpeg transcodes the clip") {
+            TestClip.runningFFmpeg(naming: clip.path).contains { $0.contains("libx264") }
+        }
+        let clock = ContinuousClock()
+        let interrupted = clock.now
+        process.interrupt()
+        try? await waitUntil(seconds: 15, "gallerygen exits") { !process.isRunning }
+        let took = clock.now - interrupted
+        #expect(!process.isRunning, "exits after SIGINT (took \(took))")
+        #expect(process.terminationStatus == 130)
+        #expect(took < .seconds(10), "ffmpeg was stopped, not waited for (took \(took))")
+        #expect(TestClip.runningFFmpeg(naming: clip.path).isEmpty, "no ffmpeg left running")
+        let cacheFiles = site.folder.allFiles(under: ".gallerygen-cache")
+        #expect(cacheFiles.filter { $0.contains(".tmp-") }.isEmpty, "no partial file: \(cacheFiles)")
+        #expect(!cacheFiles.contains { $0.hasSuffix(".mp4") }, "no video recorded from a transcode cut short")
+        #expect(before.mapValues(\.0) == (try site.snapshot()).mapValues(\.0), "the previous site stands")
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GalleryCore
+import TestSupport
+import Testing
+
+@testable import Video
+
+@Suite struct VideoTranscoderTests {
+    let folder: TemporaryDirectory
+
+    init() throws {
+        folder = try TemporaryDirectory("video")
+    }
+
+    func transcoder(_ change: (inout VideoSettings) -> Void = { _ in }) throws -> VideoTranscoder {
+        var settings = VideoSettings()
+        change(&settings)
+        return try #require(VideoTranscoder.located(settings: settings), "ffmpeg is installed by `make test-deps`")
+    }
+
+    func stream(_ probe: [String: Any], _ type: String) -> [String: Any]? {
+        (probe["streams"] as? [[String: Any]])?.first { $0["codec_type"] as? String == type }
+    }
+
+    @Test func aPhoneClipIsReadTurnedWithItsSoundAndTime() throws {
+        let clip = try TestClip.make(.phoneMOV, in: folder.url)
+        let probe = try transcoder().probe(clip, name: "IMG_0001.MOV")
+        #expect(probe.codec == "hevc")
+        #expect((probe.codedWidth, probe.codedHeight) == (320, 240))
+        #expect(probe.rotation == 90)
+        #expect((probe.width, probe.height) == (240, 320))
+        #expect(abs(probe.duration - 2) < 0.1)
+        #expect(probe.hasAudio)
+        #expect(probe.creationTime?.hasPrefix("2024-05-01T10:20:30") == true)
+        #expect(!probe.isHDR)
+    }
+
+    @Test func theWebVideoIsUprightH264WithFastStartAndNoMetadata() throws {
+        let clip = try TestClip.make(.phoneMOV, in: folder.url)
+        let transcoder = try transcoder()
+        let probe = try transcoder.probe(clip, name: "clip")
+        let made = try transcoder.transcode(
+            clip, probe: probe, stems: [.mp4: "abc"], into: folder.url, name: "clip", shouldStop: { false })
+        // 720 is larger than the clip: one video at its own size, upright.
+        #expect(made.map(\.path) == ["abc-240p.mp4"])
+        #expect((made[0].width, made[0].height) == (240, 320))
+        let output = folder.file("abc-240p.mp4")
+        #expect(made[0].byteCount == Int64(try Data(contentsOf: output).count))
+        let answer = try TestClip.probe(output)
+        let video = try #require(stream(answer, "video"))
+        #expect(video["codec_name"] as? String == "h264")
+        #expect(video["width"] as? Int == 240 && video["height"] as? Int == 320)
+        #expect(video["side_data_list"] == nil, "no turn left for the player to apply")
+        #expect(stream(answer, "audio")?["codec_name"] as? String == "aac")
+        let tags = ((answer["format"] as? [String: Any])?["tags"] as? [String: String]) ?? [:]
+        #expect(tags["location"] == nil && tags["creation_time"] == nil, "\(tags)")
+        // `+faststart`: the index (moov) comes before the media (mdat).
+        let bytes = try Data(contentsOf: output)
+        let moov = try #require(bytes.range(of: Data("moov".utf8)))
+        let mdat = try #require(bytes.range(of: Data("mdat".utf8)))
+        #expect(moov.lowerBound < mdat.lowerBound)
+        #expect(bytes.range(of: Data("59.9139".utf8)) == nil, "the place is nowhere in the file")
+        // The same clip, the same bytes: a rebuild elsewhere makes the same file.
+        let again = try transcoder.transcode(
+            clip, probe: probe, stems: [.mp4: "def"], into: folder.url, name: "clip", shouldStop: { false })
+        #expect(try Data(contentsOf: folder.file(again[0].path)) == bytes)
+    }
+
+    @Test func heightsAreTheShorterSideAndNeverLargerThanTheClip() throws {
+        let transcoder = try transcoder { $0.heights = [120, 720, 180] }
+        let clip = try TestClip.make(.plainMP4, in: folder.url)
+        let probe = try transcoder.probe(clip, name: "clip")
+        #expect(transcoder.outputSizes(for: probe).map { [$0.width, $0.height] } == [[160, 120], [240, 180]])
+        var portrait = probe
+        portrait.rotation = 270
+        #expect(transcoder.outputSizes(for: portrait).map { [$0.width, $0.height] } == [[120, 160], [180, 240]])
+    }
+
+    @Test func aSilentClipAndSoundTurnedOffMakeSilentVideosAndWebMIsOfferedFirst() throws {
+        let transcoder = try transcoder {
+            $0.webm = true
+            $0.audio = false
+        }
+        #expect(transcoder.recipe.formats == [.webm, .mp4])
+        for kind in [TestClip.Kind.silentMP4, .plainMP4] {
+            let clip = try TestClip.make(kind, in: folder.url)
+            let probe = try transcoder.probe(clip, name: "clip")
+            #expect(probe.hasAudio == (kind == .plainMP4))
+            let made = try transcoder.transcode(
+                clip, probe: probe, stems: [.mp4: "m\(kind)", .webm: "w\(kind)"], into: folder.url, name: "clip",
+                shouldStop: { false })
+            #expect(made.map(\.format) == [.webm, .mp4])
+            for video in made {
+                let answer = try TestClip.probe(folder.file(video.path))
+                #expect(stream(answer, "audio") == nil)
+                #expect(
+                    stream(answer, "video")?["codec_name"] as? String == (video.format == .webm ? "vp9" : "h264"))
+            }
+        }
+    }
+
+    @Test func aVariableFrameRateClipKeepsItsLength() throws {
+        let transcoder = try transcoder()
+        let clip = try TestClip.make(.variableFrameRate, in: folder.url)
+        let probe = try transcoder.probe(clip, name: "vfr.mp4")
+        let made = try transcoder.transcode(
+            clip, probe: probe, stems: [.mp4: "v"], into: folder.url, name: "vfr.mp4", shouldStop: { false })
+        let output = try TestClip.probe(folder.file(made[0].path))
+        let duration = Double((output["format"] as? [String: Any])?["duration"] as? String ?? "") ?? 0
+        #expect(abs(duration - probe.duration) < 0.2, "\(duration) against \(probe.duration)")
+    }
+
+    @Test func anHLGClipIsToneMappedToSDR() throws {
+        let transcoder = try transcoder()
+        let clip = try TestClip.make(.hlgMP4, in: folder.url)
+        let probe = try transcoder.probe(clip, name: "hlg.mp4")
+        #expect(probe.isHDR)
+        let made = try transcoder.transcode(
+            clip, probe: probe, stems: [.mp4: "h"], into: folder.url, name: "hlg.mp4", shouldStop: { false })
+        let video = try #require(stream(try TestClip.probe(folder.file(made[0].path)), "video"))
+        #expect(video["color_transfer"] as? String != "arib-std-b67")
+        let poster = folder.file("poster.png")
+        try transcoder.writePoster(of: clip, probe: probe, to: poster, name: "hlg.mp4")
+        #expect(try Data(contentsOf: poster).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test func thePosterIsUprightPNG() throws {
+        let transcoder = try transcoder()
+        let clip = try TestClip.make(.phoneMOV, in: folder.url)
+        let probe = try transcoder.probe(clip, name: "clip")
+        let poster = folder.file("poster.png")
+        try transcoder.writePoster(of: clip, probe: probe, to: poster, name: "clip")
+        let bytes = try Data(contentsOf: poster)
+        // PNG's IHDR: width and height, big-endian, at 16 and 20.
+        let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        #expect((width, height) == (240, 320))
+    }
+
+    @Test func aBrokenClipALongOneAndASlowOneAreErrorsThatSaySo() throws {
+        let broken = try TestClip.make(.truncated, in: folder.url)
+        #expect {
+            let transcoder = try transcoder()
+            let probe = try transcoder.probe(broken, name: "broken.mp4")
+            _ = try transcoder.transcode(
+                broken, probe: probe, stems: [.mp4: "b"], into: folder.url, name: "broken.mp4", shouldStop: { false })
+        } throws: { error in
+            let error = error as? VideoError
+            return (error?.code == .unreadable || error?.code == .transcode)
+                && error?.message.contains("broken.mp4") == true
+        }
+        let clip = try TestClip.make(.plainMP4, in: folder.url)
+        #expect {
+            _ = try transcoder { $0.maxDuration = 1 }.probe(clip, name: "clip.mp4")
+        } throws: { error in
+            (error as? VideoError)?.code == .overLimit
+                && (error as? VideoError)?.message.contains("over video.max_duration (1 s)") == true
+        }
+        #expect {
+            _ = try transcoder { $0.maxPixels = 1000 }.probe(clip, name: "clip.mp4")
+        } throws: { error in (error as? VideoError)?.message.contains("320x240, over video.max_pixels") == true }
+        let slow = try transcoder { $0.timeLimit = 0.05 }
+        let probe = try slow.probe(clip, name: "clip.mp4")
+        #expect {
+            _ = try slow.transcode(
+                clip, probe: probe, stems: [.mp4: "s"], into: folder.url, name: "clip.mp4", shouldStop: { false })
+        } throws: { error in
+            (error as? VideoError)?.code == .transcode
+                && (error as? VideoError)?.message.contains("ran past video.time_limit") == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("s-240p.mp4").path), "nothing half-written")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).allSatisfy {
+                !AtomicFile.isTemporaryName($0)
+            })
+        #expect {
+            _ = try transcoder().transcode(
+                clip, probe: probe, stems: [.mp4: "t"], into: folder.url, name: "clip.mp4", shouldStop: { true })
+        } throws: { error in (error as? VideoError)?.code == .stopped }
+    }
+}
