@@ -30,6 +30,10 @@ struct FeedViewModel: Sendable, MustacheParent {
         var author: String?
         var rights: String?
         var isLast = false
+        /// A clip's largest MP4, its type and size: an enclosure beside the poster.
+        var video: String?
+        var videoType = ImageFormat.mp4.mimeType
+        var videoBytes: Int64 = 0
 
         /// The entry's body: its image and caption, as HTML (the templates escape it once more
         /// for XML).
@@ -55,11 +59,15 @@ struct FeedViewModel: Sendable, MustacheParent {
             case "tags": tags.isEmpty ? nil : tags
             case "author": author
             case "rights": rights
+            case "video": video
+            case "videoType": videoType
+            case "videoBytes": videoBytes
             case "json":
                 JSONLiterals(
                     values: [
                         "id": id, "title": title, "url": url, "updated": updated, "image": image,
-                        "contentHTML": contentHTML, "summary": summary, "author": author,
+                        "contentHTML": contentHTML, "summary": summary, "author": author, "video": video,
+                        "videoType": video.map { _ in videoType },
                     ].compactMapValues { $0 },
                     lists: tags.isEmpty ? [:] : ["tags": tags])
             default: nil
@@ -155,6 +163,7 @@ struct FeedViewModel: Sendable, MustacheParent {
             else { return nil }
             let page = address(PhotoSlugs.pagePath(of: slug))
             let said = item.said
+            let mp4 = image.videos.filter { $0.format == .mp4 }.max { $0.width * $0.height < $1.width * $1.height }
             return Entry(
                 id: base == nil ? "urn:gallerygen:photo:\(slug)" : page,
                 title: item.displayTitle(in: language),
@@ -162,7 +171,8 @@ struct FeedViewModel: Sendable, MustacheParent {
                 image: address(rendition.path), imageType: rendition.format.mimeType,
                 imageWidth: rendition.width, imageHeight: rendition.height, alt: item.altText(in: language),
                 summary: said.description?.escapableInTemplates, tags: said.keywords.map(\.escapableInTemplates),
-                author: said.creator?.escapableInTemplates, rights: said.rights?.escapableInTemplates)
+                author: said.creator?.escapableInTemplates, rights: said.rights?.escapableInTemplates,
+                video: mp4.map { address($0.path) }, videoBytes: mp4?.byteCount ?? 0)
         }
         if !entries.isEmpty { entries[entries.count - 1].isLast = true }
         self.title = gallery.title.escapableInTemplates
@@ -185,17 +195,38 @@ struct FeedViewModel: Sendable, MustacheParent {
     }
 }
 
-/// `sitemap.xml` with the image extension: every grid page and photo page, each photo page with
-/// its image. Written only with `base_url` (a sitemap's addresses are absolute).
+/// `sitemap.xml` with the image and video extensions: every grid page and photo page, each photo
+/// page with its image, and a clip's with its video. Written only with `base_url` (a sitemap's
+/// addresses are absolute).
 enum Sitemap {
     static let path = "sitemap.xml"
 
+    struct PhotoPage {
+        var page: String
+        /// The photo's, or the clip's poster's, card image.
+        var image: String
+        var clip: Clip?
+    }
+
+    /// What the video extension says of a clip: its MP4, length, title and description (escapable
+    /// text, as the pages have it).
+    struct Clip {
+        var file: String
+        var seconds: Int
+        var title: String
+        var description: String
+    }
+
     /// - Parameter base: the site's address, ending in `/` (``Gallery/baseDirectory``).
-    static func xml(base: String, gridPages: [String], photoPages: [(page: String, image: String)]) -> String {
+    static func xml(base: String, gridPages: [String], photoPages: [PhotoPage]) -> String {
+        // The video extension is declared only where a clip uses it.
+        let video =
+            photoPages.contains { $0.clip != nil }
+            ? " xmlns:video=\"http://www.google.com/schemas/sitemap-video/1.1\"" : ""
         var xml = """
             <?xml version="1.0" encoding="UTF-8"?>
             <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" \
-            xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+            xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"\(video)>
 
             """
         for page in gridPages {
@@ -203,7 +234,15 @@ enum Sitemap {
         }
         for entry in photoPages {
             xml += "<url><loc>\(escaped(base + entry.page))</loc>"
-            xml += "<image:image><image:loc>\(escaped(base + entry.image))</image:loc></image:image></url>\n"
+            xml += "<image:image><image:loc>\(escaped(base + entry.image))</image:loc></image:image>"
+            if let clip = entry.clip {
+                xml += "<video:video><video:thumbnail_loc>\(escaped(base + entry.image))</video:thumbnail_loc>"
+                xml += "<video:title>\(escaped(clip.title))</video:title>"
+                xml += "<video:description>\(escaped(clip.description))</video:description>"
+                xml += "<video:content_loc>\(escaped(base + clip.file))</video:content_loc>"
+                xml += "<video:duration>\(max(1, clip.seconds))</video:duration></video:video>"
+            }
+            xml += "</url>\n"
         }
         return xml + "</urlset>\n"
     }

@@ -56,11 +56,13 @@ enum PhotoSlugs {
         return "\(titlePart)-\(key)"
     }
 
-    /// `trips/dune.jpg` -> `trips/dune`: a folder feed's ids are file names.
+    /// `trips/dune.jpg` -> `trips/dune`, `waves.mp4` -> `waves`: a folder feed's ids are file names.
     private static func withoutImageExtension(_ id: String) -> String {
         guard let dot = id.lastIndex(of: "."), !id[dot...].contains("/") else { return id }
         let known: Set<String> = [".jpg", ".jpeg", ".png", ".webp", ".avif", ".gif", ".tif", ".tiff", ".heic", ".heif"]
-        return known.contains(id[dot...].lowercased()) ? String(id[..<dot]) : id
+        let type = id[dot...].lowercased()
+        return known.contains(type) || MediaKind.videoExtensions.contains(String(type.dropFirst()))
+            ? String(id[..<dot]) : id
     }
 
     /// At most ``titleLength`` characters, cut at a dash.

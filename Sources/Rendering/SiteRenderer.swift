@@ -352,11 +352,19 @@ package struct SiteRenderer: Sendable {
             files.append(RenderedFile(path: path, contents: Array(text.utf8)))
         }
         if let base = gallery.baseDirectory {
-            let photoPages = gallery.items.compactMap { item -> (page: String, image: String)? in
+            let photoPages = gallery.items.compactMap { item -> Sitemap.PhotoPage? in
                 guard let slug = slugs[item.photo.index], let image = item.image,
                     let rendition = PhotoPageViewModel.cardRendition(of: image)
                 else { return nil }
-                return (PhotoSlugs.pagePath(of: slug), rendition.path)
+                let clip = ClipViewModel(image: image, prefix: "").flatMap { clip in
+                    clip.largestMP4.map { mp4 in
+                        Sitemap.Clip(
+                            file: mp4.src, seconds: image.video.map { Int($0.duration.rounded()) } ?? 0,
+                            title: item.displayTitle(in: configuration.language),
+                            description: item.altText(in: configuration.language))
+                    }
+                }
+                return Sitemap.PhotoPage(page: PhotoSlugs.pagePath(of: slug), image: rendition.path, clip: clip)
             }
             let gridPages =
                 plan.pages.map(\.path) + (plan.hasAlbumsPage ? [PagePlan.albumsPagePath] : [])

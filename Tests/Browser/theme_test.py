@@ -33,7 +33,11 @@ whole or hung up, and checks in headless Chromium:
 10. built in Arabic and in Japanese (`language:`), the page says its language and direction, the
    viewer's labels and counter are in it (Arabic-Indic digits), right to left the first tile is at
    the right, the previous button right of the next one and the left arrow key goes to the next
-   photo, and axe-core finds nothing serious or critical on the grid, viewer and a photo page.
+   photo, and axe-core finds nothing serious or critical on the grid, viewer and a photo page;
+11. clips (made with ffmpeg): their tiles show a play mark and the length, nothing of a clip is
+   fetched before it is opened, the viewer plays it in place (the browser's format: WebM first),
+   moving on stops it and hangs up its transfer, its page has `<video preload="none">` that fetches
+   nothing until asked, and axe-core finds nothing serious or critical on any of them.
 
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
 With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md and the README show there: the grid,
@@ -159,7 +163,7 @@ def serve(root, recorder):
             entry = {"path": path, "dest": self.headers.get("Sec-Fetch-Dest", ""), "outcome": "started",
                      "start": time.time()}
             recorder.add(entry)
-            if path.startswith("/images/") and entry["dest"] == "empty" and recorder.delay:
+            if path.startswith("/images/") and entry["dest"] in ("empty", "video") and recorder.delay:
                 # The viewer's fetches are held back; a browser that gives up closes the socket.
                 deadline = time.time() + recorder.delay
                 while time.time() < deadline:
@@ -922,6 +926,8 @@ def main():
 
         # 10. Other languages: Arabic (right to left) and Japanese, built from the same site.
         languages(binary, folder, shots)
+        # 11. Clips.
+        clips(binary, sample)
     passed = sum(results)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed")
@@ -1001,6 +1007,95 @@ def language(binary, folder, config, original, tag, shots):
     for name, violations in scans.items():
         bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
         check(f"{tag}: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
+
+
+def clips(binary, sample):
+    """A gallery of two photos and two clips (``main``'s check 11)."""
+    with tempfile.TemporaryDirectory() as folder:
+        photos = os.path.join(folder, "photos")
+        os.makedirs(photos)
+        names = sorted(name for name in os.listdir(sample) if name.endswith(".jpg"))[:2]
+        for name in names:
+            shutil.copy(os.path.join(sample, name), os.path.join(photos, "a-" + name))
+        for name, size, seconds in [("b-waves.mp4", "640x360", 6), ("c-upright.mp4", "360x640", 3)]:
+            subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                            f"testsrc2=size={size}:rate=25:duration={seconds}", "-f", "lavfi", "-i",
+                            f"sine=frequency=330:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
+                            "-pix_fmt", "yuv420p", "-c:a", "aac", os.path.join(photos, name)], check=True)
+        with open(os.path.join(folder, "gallery.yml"), "w") as handle:
+            handle.write("title: Clips\nfeed: photos\nvideo:\n  heights: [360]\n  webm: true\n")
+        build = subprocess.run([binary, "build", folder], capture_output=True, text=True)
+        if build.returncode != 0:
+            raise SystemExit(f"gallerygen build (clips) failed: {build.stderr}")
+        recorder = Recorder()
+        server, url = serve(os.path.join(folder, "public"), recorder)
+        driver = browser(1280, 800)
+        scans = {}
+        videos = lambda: [e for e in recorder.entries if e["path"].endswith((".mp4", ".webm"))]
+        try:
+            open_page(driver, url)
+            time.sleep(0.5)
+            marks = driver.execute_script(
+                "return Array.from(document.querySelectorAll('.gallery li.photo')).map(li =>"
+                " [li.id, !!li.querySelector('a[data-video]'), (li.querySelector('.clip-mark') || {}).textContent || ''])")
+            check("clips: each clip's tile has the play mark and its length, no photo's has",
+                  [m[1] for m in marks] == [False, False, True, True]
+                  and [m[2].strip() for m in marks[2:]] == ["Video 0:06", "Video 0:03"], f"{marks}")
+            check("clips: nothing of a clip is fetched with the grid", not videos(), f"{videos()}")
+            scans["grid with clips"] = axe_scan(driver)
+            tiles = driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
+            tiles[2].click()
+            wait_until(lambda: driver.execute_script("return document.querySelector('dialog.viewer').open"))
+            playing = wait_until(lambda: driver.execute_script(
+                "const v = document.querySelector('.viewer video'); return !v.hidden && v.currentTime > 0.5"), 15)
+            state = driver.execute_script(
+                "const v = document.querySelector('.viewer video'), i = document.querySelector('.viewer .stage img');"
+                " return [v.currentSrc, v.paused, i.hidden, v.canPlayType('video/webm; codecs=vp9'),"
+                " v.getBoundingClientRect().width, v.getBoundingClientRect().height]")
+            expected = ".webm" if state[3] else ".mp4"
+            check("clips: the viewer plays the clip in place, in the format the browser plays first",
+                  playing and state[0].endswith("-360p" + expected) and not state[1] and state[2]
+                  and abs(state[4] / state[5] - 16 / 9) < 0.02, f"{state}")
+            fetched = [e["path"] for e in videos()]
+            check("clips: only the clip shown was fetched", len(set(fetched)) == 1 and fetched[0].endswith(expected),
+                  f"{fetched}")
+            scans["viewer playing a clip"] = axe_scan(driver)
+            # Moving on stops it; a clip still arriving has its transfer hung up.
+            ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+            stopped = wait_until(lambda: driver.execute_script(
+                "const v = document.querySelector('.viewer video'); return v.getAttribute('src').includes('360p')"
+                " && !v.paused"), 10)
+            recorder.clear()
+            recorder.delay = 6.0
+            ActionChains(driver).send_keys(Keys.ARROW_LEFT).perform()
+            wait_until(lambda: any(e["path"].endswith(expected) for e in videos()), 5)
+            time.sleep(0.3)
+            ActionChains(driver).send_keys(Keys.ARROW_LEFT).perform()
+            aborted = wait_until(lambda: any(e["outcome"] == "aborted" for e in videos()), 8)
+            left = driver.execute_script(
+                "const v = document.querySelector('.viewer video'); return [v.hidden, v.getAttribute('src')]")
+            check("clips: moving away stops the clip and hangs up its transfer",
+                  stopped and aborted and left == [True, None], f"next playing {stopped}, {videos()}, {left}")
+            recorder.delay = 0.0
+            ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+            # The clip's own page: a video that fetches nothing until asked.
+            recorder.clear()
+            page = [t.get_attribute("href") for t in tiles][2]
+            open_page(driver, page)
+            time.sleep(0.5)
+            element = driver.execute_script(
+                "const v = document.querySelector('.photo-view video'); return v && [v.preload, v.controls,"
+                " Array.from(v.querySelectorAll('source')).map(s => s.type), v.poster !== '']")
+            check("clips: the clip's page has a video that fetches nothing until asked",
+                  element == ["none", True, ["video/webm", "video/mp4"], True] and not videos(),
+                  f"{element}, {videos()}")
+            scans["clip page"] = axe_scan(driver)
+        finally:
+            driver.quit()
+            server.shutdown()
+        for name, violations in scans.items():
+            bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
+            check(f"clips: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
 
 
 def axe_scan(driver):

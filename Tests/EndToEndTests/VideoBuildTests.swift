@@ -58,6 +58,7 @@ import Testing
         let grid = try DownloadsTests.read(site, "index.html")
         let tile = try DownloadsTests.value(of: "data-video", after: "id=\"b-phone", in: grid)
         #expect(tile.hasSuffix("p.mp4 video/mp4 240"), "\(tile)")
+        #expect(grid.contains("id=\"b-phone\""), "the clip's page is named without its extension")
         #expect(grid.contains("<time datetime=\"PT2S\">0:02</time>"))
         #expect(grid.contains("<span class=\"visually-hidden\">Video</span>"))
         #expect(!grid.contains("IMG_0002-MOV") && !grid.contains("IMG_0002.MOV"))
@@ -70,6 +71,15 @@ import Testing
         #expect(page.contains("<meta property=\"og:video\" content=\"https://example.org/g/images/"))
         #expect(page.contains("<time datetime=\"2024-05-01T10:20:30Z\""), "the time the clip was recorded")
         #expect(!page.contains("<div class=\"caption\">"), "no caption but the title, said once")
+        // Feeds and the sitemap name the clip's video beside its poster.
+        let sitemap = try DownloadsTests.read(site, "sitemap.xml")
+        #expect(sitemap.contains("<video:content_loc>https://example.org/g/images/"))
+        #expect(sitemap.contains("<video:duration>2</video:duration>"))
+        #expect(try DownloadsTests.read(site, "feed.xml").contains("<link rel=\"enclosure\" type=\"video/mp4\""))
+        let feed = try JSONSerialization.jsonObject(with: Data(contentsOf: site.folder.file("public/feed.json")))
+        let items = (feed as? [String: Any])?["items"] as? [[String: Any]] ?? []
+        let attachments = items.compactMap { ($0["attachments"] as? [[String: Any]])?.first }
+        #expect(attachments.count == 2 && attachments.allSatisfy { $0["mime_type"] as? String == "video/mp4" })
         // The photo's page has no video.
         let photoPage = try DownloadsTests.read(
             site, "photos/" + (try #require(pages.first { $0.hasPrefix("a-photo") })))
