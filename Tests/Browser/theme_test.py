@@ -1004,9 +1004,7 @@ def language(binary, folder, config, original, tag, shots):
     finally:
         driver.quit()
         server.shutdown()
-    for name, violations in scans.items():
-        bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
-        check(f"{tag}: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
+    check_scans(tag, scans)
 
 
 def clips(binary, sample):
@@ -1093,9 +1091,14 @@ def clips(binary, sample):
         finally:
             driver.quit()
             server.shutdown()
-        for name, violations in scans.items():
-            bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
-            check(f"clips: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
+        check_scans("clips", scans)
+
+
+def check_scans(label, scans):
+    """One check per axe-core scan: no serious or critical violation."""
+    for name, violations in scans.items():
+        bad = [v["id"] for v in violations if v.get("impact") in ("serious", "critical")]
+        check(f"{label}: axe-core: no serious or critical violation on the {name}", not bad, f"{bad}")
 
 
 def axe_scan(driver):
