@@ -12,7 +12,9 @@ BENCH_COUNT ?= 200
 # fresh runner seeded from the live site (bench/run-ci.sh); visitor the page in a browser.
 # shards: one build over 4 shards and a remote cache (bench/run-shards.sh, SHARDS_COUNT photos);
 # 100k: 100,000 entries against the 10,000-entry build (bench/run-100k.sh); hostile: memory
-# against a store answering huge objects, time of the largest intro (bench/run-hostile.sh).
+# against a store answering huge objects, time of the largest intro (bench/run-hostile.sh);
+# video: 20 clips against the same ffmpeg command lines run alone, and a no-change rebuild
+# (bench/run-video.sh).
 BENCH_SCENARIO ?= photos
 SHARDS_COUNT ?= 1000
 # The browser test: Debian's Chromium and its driver, Selenium from PyPI in a venv under .build.
@@ -86,7 +88,7 @@ demo: build
 ## the tests that time transfers. exiftool writes the photo metadata the tests read back; ffmpeg makes
 ## and transcodes the test clips.
 TEST_PACKAGES := nginx-light python3-venv libimage-exiftool-perl ffmpeg
-REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests|S3FeedTests
+REMOTE_TESTS := RemoteCacheTests|S3RemoteCacheTests|SigV4Tests|S3FeedTests|VideoRemoteTests
 test-deps: deps
 	@$(MAKE) --no-print-directory install-packages PACKAGES="$(TEST_PACKAGES)"
 	@[ -x $(BROWSER_VENV)/bin/python ] || python3 -m venv $(BROWSER_VENV)
@@ -130,6 +132,8 @@ bench: bench-deps release
 	elif [ "$(BENCH_SCENARIO)" = shards ]; then BENCH_COUNT=$(SHARDS_COUNT) bench/run-shards.sh; \
 	elif [ "$(BENCH_SCENARIO)" = 100k ]; then bench/run-100k.sh; \
 	elif [ "$(BENCH_SCENARIO)" = hostile ]; then bench/run-hostile.sh; \
+	elif [ "$(BENCH_SCENARIO)" = video ]; then $(MAKE) --no-print-directory install-packages PACKAGES=ffmpeg \
+		&& bench/run-video.sh; \
 	elif [ "$(BENCH_SCENARIO)" = visitor ]; then $(MAKE) --no-print-directory browser-deps \
 		&& $(BROWSER_VENV)/bin/python bench/visitor.py .build/release/gallerygen $(SITE)/photos bench-work; \
 	else BENCH_COUNT=$(BENCH_COUNT) bench/run.sh; fi

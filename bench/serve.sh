@@ -17,7 +17,7 @@ pid $run/nginx.pid;
 error_log $run/error.log warn;
 events { worker_connections 1024; }
 http {
-  types { text/html html; text/css css; text/javascript js; image/jpeg jpg jpeg; image/png png; image/webp webp; application/json json; }
+  types { text/html html; text/css css; text/javascript js; image/jpeg jpg jpeg; image/png png; image/webp webp; application/json json; video/mp4 mp4; video/quicktime mov; video/webm webm; }
   default_type application/octet-stream;
   log_format counts '\$status \$body_bytes_sent \$request_uri \$request_method';
   access_log $run/access.log counts;

@@ -89,6 +89,15 @@ extension ManifestPhoto {
             inner.string("last_modified", validators.lastModified, &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
+        if let video {
+            object.key("video", &bytes)
+            var inner = JSONObjectWriter(&bytes)
+            inner.key("audio", &bytes)
+            bytes += (video.hasAudio ? "true" : "false").utf8
+            inner.number("duration", video.duration, &bytes)
+            inner.string("recipe", video.recipe, &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
         object.integer("width", width, &bytes)
         bytes.append(UInt8(ascii: "}"))
     }

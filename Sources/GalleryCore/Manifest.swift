@@ -74,6 +74,8 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
     package var camera: CameraDetails?
     /// What the original says about itself, as far as the pages show it.
     package var metadata: PhotoMetadata?
+    /// A clip's length, sound and video recipe: its videos are among ``renditions``.
+    package var video: VideoDetails?
     /// The site's HMAC of the rest of the record, when the site has a signing key: a seeded build
     /// with the key takes only records its own builds signed.
     package var mac: String?
@@ -102,11 +104,12 @@ package struct ManifestPhoto: Sendable, Hashable, Codable {
         else { return nil }
         return ProcessedImage(
             width: width, height: height, renditions: renditions, placeholder: placeholder,
-            hasTransparency: hasTransparency, camera: camera, metadata: metadata)
+            hasTransparency: hasTransparency, camera: camera, metadata: metadata, video: video)
     }
 
     package enum CodingKeys: String, CodingKey {
         case id, source, sha256, validators, renditions, error, width, height, placeholder, camera, metadata, mac
+        case video
         case hasTransparency = "transparent"
     }
 }

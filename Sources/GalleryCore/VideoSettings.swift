@@ -45,6 +45,33 @@ package struct VideoRecipe: Sendable, Hashable {
         "\(originalSHA256)|\(format.rawValue)|\(audio ? "sound" : "silent")|ffmpeg \(ffmpegVersion)"
     }
 
+    /// The sizes of the videos made of a clip shown `width` x `height`: each of ``heights`` no
+    /// larger than its shorter side (its own when all are larger), even, upright.
+    package func outputSizes(width: Int, height: Int) -> [(width: Int, height: Int)] {
+        let short = max(1, min(width, height))
+        let long = max(width, height)
+        var sides = heights.filter { $0 <= short }
+        if sides.isEmpty { sides = [short] }
+        return sides.map { size in
+            let side = max(2, size / 2 * 2)
+            let other = max(2, Int((Double(long) * Double(side) / Double(short) / 2).rounded()) * 2)
+            return width >= height ? (other, side) : (side, other)
+        }
+    }
+
+    /// The names of the videos of a clip shown `width` x `height` whose files' stems are `stems`
+    /// (`<stem>-<shorter side>p.<ext>`).
+    package func fileNames(stems: [ImageFormat: String], width: Int, height: Int) -> Set<String> {
+        var names: Set<String> = []
+        for format in formats {
+            guard let stem = stems[format] else { continue }
+            for size in outputSizes(width: width, height: height) {
+                names.insert("\(stem)-\(min(size.width, size.height))p.\(format.fileExtension)")
+            }
+        }
+        return names
+    }
+
     /// What a set's record keeps of the recipe it was made with: a set made with another is made
     /// again.
     package var fingerprint: String {

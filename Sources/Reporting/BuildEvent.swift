@@ -4,6 +4,9 @@ package enum BuildEvent: Sendable {
     case started(BuildStage, total: Int?)
     /// Items of a stage done so far.
     case advanced(BuildStage, done: Int, total: Int)
+    /// Seconds of clips' footage transcoded so far, of the footage of the clips met so far (it
+    /// grows as clips are read).
+    case footage(done: Double, total: Double)
     case finished(BuildStage, seconds: Double)
     /// Something the user should know that does not fail the build, when it happens.
     case warning(String)

@@ -39,6 +39,8 @@ struct ChildProcess {
     var timeLimit: Double
     var outputLimit = 4 << 20
     var shouldStop: @Sendable () -> Bool = { false }
+    /// Takes standard output as it arrives instead of keeping it (ffmpeg's `-progress`).
+    var onOutput: (@Sendable (Data) -> Void)?
 
     func run() throws(Failure) -> Result {
         var outputPipe: [Int32] = [-1, -1]
@@ -86,8 +88,12 @@ struct ChildProcess {
                 if count <= 0 {
                     open.removeAll { $0 == entry.fd }
                 } else if entry.fd == outputPipe[0] {
-                    output.append(contentsOf: buffer[0..<count])
-                    if output.count > outputLimit { ending = .outputTooLarge(outputLimit) }
+                    if let onOutput {
+                        onOutput(Data(buffer[0..<count]))
+                    } else {
+                        output.append(contentsOf: buffer[0..<count])
+                        if output.count > outputLimit { ending = .outputTooLarge(outputLimit) }
+                    }
                 } else {
                     errorTail.append(contentsOf: buffer[0..<count])
                     if errorTail.count > 2 * Self.errorTailLimit { errorTail = errorTail.suffix(Self.errorTailLimit) }

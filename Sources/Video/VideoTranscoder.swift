@@ -1,5 +1,6 @@
 package import Foundation
 package import GalleryCore
+import Synchronization
 
 /// Turns a clip into what a page shows: a poster frame (a PNG the image processor then makes
 /// thumbnails of, as of any photo) and H.264 MP4s, and VP9 WebMs when asked, at the recipe's
@@ -75,27 +76,29 @@ package struct VideoTranscoder: Sendable {
     /// The web videos' sizes: each of the recipe's heights no larger than the clip's shorter side
     /// (the clip's own when all are larger), as even width and height, upright.
     package func outputSizes(for probe: VideoProbe) -> [(width: Int, height: Int)] {
-        let short = min(probe.width, probe.height)
-        let long = max(probe.width, probe.height)
-        var heights = recipe.heights.filter { $0 <= short }
-        if heights.isEmpty { heights = [short] }
-        return heights.map { size in
-            let side = max(2, size / 2 * 2)
-            let other = max(2, Int((Double(long) * Double(side) / Double(short) / 2).rounded()) * 2)
-            return probe.width >= probe.height ? (other, side) : (side, other)
-        }
+        recipe.outputSizes(width: probe.width, height: probe.height)
     }
 
     /// Makes the clip's web videos in `directory`, named `<stem>-<height>p.<ext>` by the stems of
     /// each format; returns them as renditions (paths are file names, hashes not taken).
+    ///
+    /// `progress` hears the seconds of the clip done so far, all its videos together counting as
+    /// the clip's length once (ffmpeg's `-progress`, about twice a second).
     package func transcode(
         _ file: URL, probe: VideoProbe, stems: [ImageFormat: String], into directory: URL, name: String,
-        shouldStop: @escaping @Sendable () -> Bool
+        shouldStop: @escaping @Sendable () -> Bool, progress: @escaping @Sendable (Double) -> Void = { _ in }
     ) throws(VideoError) -> [Rendition] {
         var made: [Rendition] = []
+        let outputs = recipe.formats.filter { stems[$0] != nil }.count * outputSizes(for: probe).count
+        var finished = 0
         for format in recipe.formats {
             guard let stem = stems[format] else { continue }
             for size in outputSizes(for: probe) {
+                let share = probe.duration / Double(max(1, outputs))
+                let before = Double(finished) * share
+                let meter = ProgressReader(duration: probe.duration) { fraction in
+                    progress(before + fraction * share)
+                }
                 let fileName = "\(stem)-\(min(size.width, size.height))p.\(format.fileExtension)"
                 let target = directory.appendingPathComponent(fileName)
                 let partial = AtomicFile.temporaryURL(for: target)
@@ -109,8 +112,11 @@ package struct VideoTranscoder: Sendable {
                         + ["-vf", filters.joined(separator: ",")] + Self.codecArguments(for: format)
                         + ["-map_metadata", "-1", "-map_metadata:s:v", "-1", "-map_metadata:s:a", "-1"]
                         + ["-map_chapters", "-1", "-fflags", "+bitexact", "-flags:v", "+bitexact"]
-                        + ["-flags:a", "+bitexact", "-f", format.rawValue, partial.path],
-                    timeLimit: settings.timeLimit, name: name, shouldStop: shouldStop)
+                        + ["-flags:a", "+bitexact", "-progress", "pipe:1", "-nostats"]
+                        + ["-f", format.rawValue, partial.path],
+                    timeLimit: settings.timeLimit, name: name, shouldStop: shouldStop, onOutput: meter.read)
+                finished += 1
+                progress(Double(finished) * share)
                 guard answer.status == 0 else {
                     throw VideoError(
                         .transcode,
@@ -155,11 +161,12 @@ package struct VideoTranscoder: Sendable {
 
     private func run(
         _ program: String, _ arguments: [String], timeLimit: Double, name: String,
-        shouldStop: @escaping @Sendable () -> Bool
+        shouldStop: @escaping @Sendable () -> Bool, onOutput: (@Sendable (Data) -> Void)? = nil
     ) throws(VideoError) -> ChildProcess.Result {
         do {
             return try ChildProcess(
-                program: program, arguments: arguments, timeLimit: timeLimit, shouldStop: shouldStop
+                program: program, arguments: arguments, timeLimit: timeLimit, shouldStop: shouldStop,
+                onOutput: onOutput
             ).run()
         } catch {
             switch error {
@@ -189,5 +196,32 @@ package struct VideoTranscoder: Sendable {
 
     static func seconds(_ value: Double) -> String {
         value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}
+
+/// Reads ffmpeg's `-progress` lines (`out_time_us=1500000`) as they arrive and says how far the
+/// run is, as a fraction of the clip's length.
+final class ProgressReader: Sendable {
+    private let duration: Double
+    private let report: @Sendable (Double) -> Void
+    private let pending = Mutex<[UInt8]>([])
+
+    init(duration: Double, report: @escaping @Sendable (Double) -> Void) {
+        self.duration = duration
+        self.report = report
+    }
+
+    func read(_ data: Data) {
+        let lines = pending.withLock { pending -> [String] in
+            pending += data
+            guard let last = pending.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+            let complete = pending[...last]
+            pending.removeSubrange(...last)
+            return complete.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        }
+        for line in lines where line.hasPrefix("out_time_us=") {
+            guard duration > 0, let microseconds = Double(line.dropFirst("out_time_us=".count)) else { continue }
+            report(min(1, max(0, microseconds / 1e6 / duration)))
+        }
     }
 }

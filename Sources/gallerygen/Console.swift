@@ -25,6 +25,9 @@ final class Console: Sendable {
     private struct State {
         var lastDraw: ContinuousClock.Instant?
         var barShown = false
+        /// The images stage's count, redrawn with the footage as it moves.
+        var images: (done: Int, total: Int)?
+        var footage: (done: Double, total: Double)?
     }
 
     init(quiet: Bool, verbose: Bool) {
@@ -39,12 +42,22 @@ final class Console: Sendable {
     func handle(_ event: BuildEvent) {
         guard !quiet else { return }
         switch event {
-        case .started(let stage, _):
+        case .started(let stage, let total):
+            if stage == .images { state.withLock { $0.images = (0, total ?? 0) } }
             if githubActions { command(GitHubActions.groupStart(stage.title)) }
             if !isTerminal { line("\(stage.title)…") }
         case .advanced(let stage, let done, let total):
             guard isTerminal else { return }
+            if stage == .images { state.withLock { $0.images = (done, total) } }
             drawBar(stage: stage, done: done, total: total)
+        case .footage(let done, let total):
+            guard isTerminal,
+                let images = state.withLock({ state in
+                    state.footage = (done, total)
+                    return state.images
+                })
+            else { return }
+            drawBar(stage: .images, done: images.done, total: images.total)
         case .finished(let stage, let seconds):
             clearBar()
             line(String(format: "%@ done in %.2fs", stage.title, seconds))
@@ -137,7 +150,10 @@ final class Console: Sendable {
         let width = 30
         let filled = total > 0 ? width * done / total : width
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        write("\r\u{1B}[2K\(stage.title) \(bar) \(done)/\(total)")
+        // Clips take far longer than photos: their footage says how far they are.
+        let footage = stage == .images ? state.withLock { $0.footage } : nil
+        let clips = footage.map { String(format: " · clips %.0f/%.0f s", $0.done, $0.total) } ?? ""
+        write("\r\u{1B}[2K\(stage.title) \(bar) \(done)/\(total)\(clips)")
     }
 
     private func clearBar() {

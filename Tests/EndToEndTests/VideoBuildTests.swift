@@ -36,10 +36,7 @@ import Testing
     }
 
     @Test func clipsBecomeUprightWebVideosShownWithTheirPostersAndLength() throws {
-        guard TestClip.ffmpegIsInstalled else {
-            Issue.record("ffmpeg is installed by `make test-deps`")
-            return
-        }
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
         let site = try Self.site()
         let report = try Self.build(site)
         let counts = try #require(report["counts"] as? [String: Any])
@@ -104,11 +101,24 @@ import Testing
                 == ["120p.mp4", "120p.mp4", "180p.mp4", "180p.mp4"])
     }
 
+    @Test func onATerminalTheProgressBarSaysTheFootageDone() throws {
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Clips\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        try TestClip.make(.plainMP4, named: "a.mp4", in: site.folder.file("photos"))
+        try TestClip.make(.silentMP4, named: "b.mp4", in: site.folder.file("photos"))
+        // script(1) gives the build a terminal, where the bar is drawn.
+        let run = try CommandRun.run(
+            URL(fileURLWithPath: "/usr/bin/script"),
+            ["-q", "-e", "-c", "\(CommandRun.binary.path) build \(site.url.path)", "/dev/null"],
+            environment: ["TERM": "xterm", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])
+        #expect(run.status == 0, "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("Making thumbnails"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains(" · clips 3/3 s"), "\(run.standardOutput)")
+    }
+
     @Test func aBrokenClipIsAFailedTileAndALongOneNamesTheLimit() throws {
-        guard TestClip.ffmpegIsInstalled else {
-            Issue.record("ffmpeg is installed by `make test-deps`")
-            return
-        }
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
         let site = try FixtureSite(count: 0)
         try site.folder.write(
             "title: Clips\nfeed: photos\nimages:\n  widths: [64]\nvideo:\n  max_duration: 1\n", to: "gallery.yml")
@@ -147,10 +157,7 @@ import Testing
 /// A build interrupted while ffmpeg transcodes stops it at once and leaves nothing half-made.
 @Suite struct VideoInterruptTests {
     @Test func sigintDuringATranscodeStopsFFmpegAndExits130() async throws {
-        guard TestClip.ffmpegIsInstalled else {
-            Issue.record("ffmpeg is installed by `make test-deps`")
-            return
-        }
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
         let site = try FixtureSite(count: 0)
         try site.folder.write("title: Long\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
         _ = try WhatPhotosSayTests.photo(site, "a.jpg", shade: 40)

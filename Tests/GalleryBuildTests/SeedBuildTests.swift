@@ -205,6 +205,27 @@ import Testing
         try await live.server.shutdown()
     }
 
+    @Test func aClipIsSeededWithItsVideos() async throws {
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
+        let published = try FixtureSite(count: 0)
+        try published.folder.write("title: Clips\nfeed: photos\nimages:\n  widths: [48]\n", to: "gallery.yml")
+        try TestClip.make(.silentMP4, named: "clip.mp4", in: published.folder.file("photos"))
+        #expect(try await build(published).report.counts.processed == 1)
+        let live = try await PublishedSite(published.folder.file("public"))
+        // The same checkout on another machine: no output, no cache.
+        let runner = try FixtureSite(count: 0)
+        try runner.folder.write("title: Clips\nfeed: photos\nimages:\n  widths: [48]\n", to: "gallery.yml")
+        try FileManager.default.copyItem(at: published.folder.file("photos"), to: runner.folder.file("photos"))
+
+        let result = try await build(runner, seed: live.url)
+
+        #expect(result.report.counts.processed == 0 && result.report.counts.seeded == 1)
+        #expect(result.report.counts.videos == 1)
+        #expect(live.server.requests.contains { $0.path.hasSuffix("p.mp4") }, "the video came from the live site")
+        #expect(try outputs(runner) == outputs(published))
+        try await live.server.shutdown()
+    }
+
     @Test func anotherRecipeIsNotTakenFromTheSeed() async throws {
         let (_, live) = try await publishedLocally(count: 2)
         let runner = try FixtureSite(count: 2, extraConfig: "  quality: 60")

@@ -69,7 +69,10 @@ import Testing
             creator: "Ada", rights: "© 2024 Ada", licence: "https://creativecommons.org/licenses/by/4.0/",
             location: GeoPoint(latitude: -33.9, longitude: 151.20931))
         full.mac = String(repeating: "ab", count: 32)
+        full.video = VideoDetails(
+            duration: 7.52, hasAudio: true, recipe: "720,1080|webm,mp4|sound|ffmpeg 5.1.9-0+deb12u1")
         var transparent = full
+        transparent.video = VideoDetails(duration: 3, hasAudio: false, recipe: "720|mp4|silent|ffmpeg 7.1")
         transparent.metadata = PhotoMetadata(
             taken: CaptureTime(local: "2024-05-01T14:32:10"), location: GeoPoint(latitude: 0, longitude: -0.00001))
         transparent.hasTransparency = true

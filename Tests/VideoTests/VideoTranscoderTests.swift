@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -177,5 +178,30 @@ import Testing
             _ = try transcoder().transcode(
                 clip, probe: probe, stems: [.mp4: "t"], into: folder.url, name: "clip.mp4", shouldStop: { true })
         } throws: { error in (error as? VideoError)?.code == .stopped }
+    }
+}
+
+@Suite struct ProgressReaderTests {
+    @Test func linesSplitAcrossReadsAreReadWholeAsFractionsOfTheClip() {
+        let heard = Mutex<[Double]>([])
+        let reader = ProgressReader(duration: 4) { fraction in heard.withLock { $0.append(fraction) } }
+        reader.read(Data("frame=10\nout_time_us=10".utf8))
+        reader.read(Data("00000\nspeed=1x\nout_time_us=N/A\nout_ti".utf8))
+        reader.read(Data("me_us=3000000\nprogress=continue\nout_time_us=9000000\n".utf8))
+        #expect(heard.withLock { $0 } == [0.25, 0.75, 1])
+    }
+
+    @Test func aTranscodeTellsItsProgressUpToTheClipsLength() throws {
+        let folder = try TemporaryDirectory("progress")
+        let transcoder = try #require(VideoTranscoder.located(settings: VideoSettings()), "ffmpeg is installed")
+        let clip = try TestClip.make(.plainMP4, in: folder.url)
+        let probe = try transcoder.probe(clip, name: "clip")
+        let heard = Mutex<[Double]>([])
+        _ = try transcoder.transcode(
+            clip, probe: probe, stems: [.mp4: "p"], into: folder.url, name: "clip", shouldStop: { false },
+            progress: { seconds in heard.withLock { $0.append(seconds) } })
+        let seconds = heard.withLock { $0 }
+        #expect(!seconds.isEmpty && seconds == seconds.sorted(), "\(seconds)")
+        #expect(seconds.last == probe.duration)
     }
 }

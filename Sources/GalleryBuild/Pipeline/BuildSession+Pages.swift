@@ -172,6 +172,7 @@ extension BuildSession {
                 record.height = image.height
                 record.placeholder = image.placeholder
                 record.hasTransparency = image.hasTransparency
+                record.video = image.video
                 if showsCamera { record.camera = image.camera }
                 // What the photo says about itself, as far as its pages show it (a field the feed
                 // or a sidecar gives instead is left out): a build seeded from the site shows it

@@ -137,7 +137,8 @@ struct BuildSession: Sendable {
                 seed: seed,
                 remote: environment.remote,
                 locationPlaces: config.location.places,
-                videoSettings: config.video
+                videoSettings: config.video,
+                footageChanged: { done, total in events(.footage(done: done, total: total)) }
             )
         } catch {
             throw BuildError(.imaging, underlying: error)

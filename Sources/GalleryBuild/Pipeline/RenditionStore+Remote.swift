@@ -16,7 +16,9 @@ extension RenditionStore {
         guard let remote else { return nil }
         let written = await remote.read(.set, key) { payload -> ProcessedImage? in
             do {
-                let files = try Self.unpack(payload, stems: stems(of: original.sha256), widths: recipe.widths)
+                let files = try Self.unpack(
+                    payload, stems: stems(of: original.sha256), widths: recipe.widths,
+                    video: { videoCheck(of: original.sha256) })
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 for (rendition, data) in zip(files.image.renditions, files.contents) {
                     try AtomicFile.write(data, to: file(of: rendition))
@@ -36,9 +38,13 @@ extension RenditionStore {
         return Outcome(image: image, original: original, wasProcessed: false)
     }
 
-    /// Writes a set this build made to the remote tier.
+    /// Writes a set this build made to the remote tier; a clip's whose files pass the tier's
+    /// bound on an object is left out (each machine makes it once for its own cache).
     func share(_ image: ProcessedImage, key: String) async {
-        guard let remote, let payload = try? pack(image) else { return }
+        guard let remote,
+            image.renditions.reduce(0, { $0 + $1.byteCount }) < Int64(RemoteCache.maxObjectBytes - 65_536),
+            let payload = try? pack(image)
+        else { return }
         await remote.write(.set, key, payload: payload)
     }
 
@@ -69,14 +75,15 @@ extension RenditionStore {
 
     /// The record and the files of a packed set, each checked; throws a rejection naming what
     /// is wrong.
-    static func unpack(_ payload: Data, stems: [ImageFormat: String], widths: [Int]) throws(ThumbnailSetCheck.Rejection)
-        -> (image: ProcessedImage, contents: [Data])
-    {
+    static func unpack(
+        _ payload: Data, stems: [ImageFormat: String], widths: [Int],
+        video: () -> (recipe: VideoRecipe, stems: [ImageFormat: String])? = { nil }
+    ) throws(ThumbnailSetCheck.Rejection) -> (image: ProcessedImage, contents: [Data]) {
         guard let newline = payload.firstIndex(of: UInt8(ascii: "\n")),
             let image = try? ProcessedImage.decode(payload[payload.startIndex..<newline]),
             ThumbnailSetCheck.isWellFormed(image, pathPrefix: "")
         else { throw ThumbnailSetCheck.Rejection("had no readable record", "") }
-        guard ThumbnailSetCheck.hasExpectedNames(image, stems: stems, widths: widths) else {
+        guard ThumbnailSetCheck.hasExpectedNames(image, stems: stems, widths: widths, video: video) else {
             throw ThumbnailSetCheck.Rejection("was made with other settings", "")
         }
         var offset = payload.index(after: newline)

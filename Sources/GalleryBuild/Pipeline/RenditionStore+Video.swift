@@ -26,6 +26,12 @@ extension RenditionStore {
         }
     }
 
+    /// This build's video recipe and the stems of the videos of the clip `originalSHA256`, for
+    /// checking a clip's set made elsewhere; nil without ffmpeg.
+    func videoCheck(of originalSHA256: String) -> (recipe: VideoRecipe, stems: [ImageFormat: String])? {
+        transcoder.map { ($0.recipe, videoStems(of: originalSHA256, recipe: $0.recipe)) }
+    }
+
     /// The file names' stems of a clip's videos (one per format).
     func videoStems(of originalSHA256: String, recipe: VideoRecipe) -> [ImageFormat: String] {
         var stems: [ImageFormat: String] = [:]
@@ -47,10 +53,14 @@ extension RenditionStore {
         let file = original.file
         let directory = directory
         let stopped = StopSignal()
+        let footage = footage
+        let clip = original.sha256
         return try await withTaskCancellationHandler {
             try await pool.run { [processor] in
+                defer { footage.end(clip) }
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let probe = try transcoder.probe(file, name: "the clip")
+                footage.begin(clip, seconds: probe.duration)
                 let poster = AtomicFile.temporaryURL(for: directory.appendingPathComponent("poster.png"))
                 defer { try? FileManager.default.removeItem(at: poster) }
                 try transcoder.writePoster(of: file, probe: probe, to: poster, name: "the clip")
@@ -58,7 +68,7 @@ extension RenditionStore {
                     poster, named: "the clip's poster", stems: stems, into: directory)
                 image.renditions += try transcoder.transcode(
                     file, probe: probe, stems: videoStems, into: directory, name: "the clip",
-                    shouldStop: { stopped.isSet })
+                    shouldStop: { stopped.isSet }, progress: { footage.advance(clip, to: $0) })
                 image.video = VideoDetails(
                     duration: probe.duration, hasAudio: probe.hasAudio && transcoder.recipe.audio,
                     recipe: transcoder.recipe.fingerprint)
@@ -80,4 +90,50 @@ final class StopSignal: Sendable {
     var isSet: Bool { flag.load(ordering: .relaxed) }
 
     func set() { flag.store(true, ordering: .relaxed) }
+}
+
+/// Seconds of footage transcoded by this build and of the clips it has met, told to the progress
+/// display as they move: each clip counts for its length once it is probed, and advances as
+/// ffmpeg works through it.
+final class FootageMeter: Sendable {
+    private struct Tally {
+        var total = 0.0
+        var finished = 0.0
+        /// Clips under way: their length and how much of it is done.
+        var running: [String: (length: Double, done: Double)] = [:]
+    }
+
+    private let tally = Mutex(Tally())
+    private let changed: @Sendable (Double, Double) -> Void
+
+    init(changed: @escaping @Sendable (Double, Double) -> Void) {
+        self.changed = changed
+    }
+
+    func begin(_ clip: String, seconds: Double) {
+        update {
+            $0.total += seconds
+            $0.running[clip] = (seconds, 0)
+        }
+    }
+
+    func advance(_ clip: String, to seconds: Double) {
+        update { $0.running[clip]?.done = seconds }
+    }
+
+    /// The clip's work is over, done or failed: it counts as done (a failed clip has no more to do).
+    func end(_ clip: String) {
+        update { tally in
+            guard let running = tally.running.removeValue(forKey: clip) else { return }
+            tally.finished += running.length
+        }
+    }
+
+    private func update(_ change: (inout Tally) -> Void) {
+        let (done, total) = tally.withLock { tally in
+            change(&tally)
+            return (tally.finished + tally.running.values.reduce(0) { $0 + $1.done }, tally.total)
+        }
+        changed(done, total)
+    }
 }

@@ -37,6 +37,8 @@ final class RenditionStore: Sendable {
     let videoSettings: VideoSettings
     /// ffmpeg and ffprobe, looked for when the first clip is met (a site of photos never runs them).
     let locatedTranscoder = Mutex<VideoTranscoder??>(nil)
+    /// The footage transcoded so far, for the progress display.
+    let footage: FootageMeter
 
     struct Outcome: Sendable {
         var image: ProcessedImage
@@ -52,9 +54,11 @@ final class RenditionStore: Sendable {
     init(
         cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
         quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil, locationPlaces: Int? = nil,
-        videoSettings: VideoSettings = VideoSettings()
+        videoSettings: VideoSettings = VideoSettings(),
+        footageChanged: @escaping @Sendable (_ done: Double, _ total: Double) -> Void = { _, _ in }
     ) {
         self.videoSettings = videoSettings
+        self.footage = FootageMeter(changed: footageChanged)
         self.cache = cache
         self.store = cache.buildStore
         self.seed = seed
@@ -134,8 +138,7 @@ final class RenditionStore: Sendable {
             if Self.isClip(file) {
                 let (image, warnings) = try await clipSet(of: original, stems: stems)
                 try await writeRecord(image, key: setKey)
-                // A clip's set stays out of the remote tier: its videos are too big to pass around
-                // as one object.
+                await share(image, key: setKey)
                 return Outcome(image: image, original: original, wasProcessed: true, warnings: warnings)
             }
             let (image, warnings) = try await pool.run { [processor, stems] in
@@ -165,7 +168,7 @@ final class RenditionStore: Sendable {
         guard let seed,
             let image = await seed.image(
                 originalSHA256: original.sha256, stems: stems(of: original.sha256), widths: recipe.widths,
-                into: directory),
+                into: directory, video: { videoCheck(of: original.sha256) }),
             (try? await writeRecord(image, key: key)) != nil
         else { return nil }
         seed.noteAdopted()

@@ -81,17 +81,24 @@ final class SiteSeed: Sendable {
     /// hash of the original and the recipe, the widths those this build would make of a photo
     /// that wide), so a set made with other settings is of no use, and no other name can reach
     /// the site. Every file is fetched and checked before any is written.
-    func image(originalSHA256: String, stems: [ImageFormat: String], widths configured: [Int], into directory: URL)
-        async -> ProcessedImage?
-    {
+    ///
+    /// A clip's set holds its videos too, checked by `video` (``ThumbnailSetCheck``), each up to
+    /// the remote cache's bound on an object.
+    func image(
+        originalSHA256: String, stems: [ImageFormat: String], widths configured: [Int], into directory: URL,
+        video: () -> (recipe: VideoRecipe, stems: [ImageFormat: String])? = { nil }
+    ) async -> ProcessedImage? {
         guard let published = await loadedIndex()?.bySHA256[originalSHA256] else { return nil }
-        guard ThumbnailSetCheck.hasExpectedNames(published, stems: stems, widths: configured) else { return nil }
+        guard ThumbnailSetCheck.hasExpectedNames(published, stems: stems, widths: configured, video: video) else {
+            return nil
+        }
         var image = published
         var files: [(Data, URL)] = []
         do {
             for index in image.renditions.indices {
                 let rendition = image.renditions[index]
-                let data = try await fetch(rendition.path, limit: Self.maxFileBytes)
+                let limit = rendition.format.isVideo ? RemoteCache.maxObjectBytes : Self.maxFileBytes
+                let data = try await fetch(rendition.path, limit: limit)
                 try ThumbnailSetCheck.verify(data, as: rendition, name: rendition.path)
                 files.append((data, directory.appendingPathComponent(rendition.fileName)))
                 image.renditions[index].path = rendition.fileName

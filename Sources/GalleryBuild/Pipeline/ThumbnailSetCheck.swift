@@ -19,8 +19,21 @@ enum ThumbnailSetCheck {
 
     /// The set has exactly the names this build would give it: a set made with other settings
     /// (widths, formats, quality, effort, libvips) has others, and no other name reaches the site.
-    static func hasExpectedNames(_ image: ProcessedImage, stems: [ImageFormat: String], widths: [Int]) -> Bool {
-        let expected = expectedNames(stems: stems, widths: widths, originalWidth: image.width)
+    ///
+    /// A clip's set has its videos' names too, by `video` (this build's recipe and the stems of
+    /// the clip's videos, asked for only when the set is a clip's): a set whose videos were made
+    /// with another recipe, or a clip's when this build has no ffmpeg, is not taken.
+    static func hasExpectedNames(
+        _ image: ProcessedImage, stems: [ImageFormat: String], widths: [Int],
+        video: () -> (recipe: VideoRecipe, stems: [ImageFormat: String])? = { nil }
+    ) -> Bool {
+        var expected = expectedNames(stems: stems, widths: widths, originalWidth: image.width)
+        if let details = image.video {
+            guard let video = video(), details.recipe == video.recipe.fingerprint, details.duration.isFinite,
+                details.duration >= 0
+            else { return false }
+            expected.formUnion(video.recipe.fileNames(stems: video.stems, width: image.width, height: image.height))
+        }
         return image.renditions.count == expected.count && Set(image.renditions.map(\.fileName)) == expected
     }
 

@@ -71,7 +71,7 @@ package final class RemoteCache: Sendable {
     }
 
     /// The largest object read (a set of big AVIF and JPEG thumbnails stays far below).
-    static let maxObjectBytes = 256 << 20
+    package static let maxObjectBytes = 256 << 20
     /// Bytes of objects held in memory at once, however many requests are in flight: a store
     /// that answers with objects near ``maxObjectBytes`` makes the build read them one at a time.
     static let memoryBudget = 512 << 20
