@@ -112,10 +112,16 @@ extension FeedReader {
                     of: name, among: listed, in: folder, shown: path.joined(separator: "/"),
                     isAllowed: walk.isAllowed)
                 walk.warnings += sidecar.warnings
-                walk.photos.append(
-                    Self.photo(
-                        ofFile: name, id: shown, source: url, albumPath: path, index: walk.photos.count,
-                        metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown))
+                var photo = Self.photo(
+                    ofFile: name, id: shown, source: url, albumPath: path, index: walk.photos.count,
+                    metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
+                // The motion is read under the photo's rules: a plain file, a link only inside.
+                photo.motion = Self.livePhotoMotion(of: name, among: listed).map(folder.appendingPathComponent)
+                    .flatMap { motion in
+                        FileStatus(motion)?.isRegularFile == true
+                            && (!FileStatus.isSymbolicLink(motion) || walk.isAllowed(motion)) ? motion : nil
+                    }
+                walk.photos.append(photo)
             }
         }
         for (name, url) in subfolders {
@@ -155,6 +161,15 @@ extension FeedReader {
     package static func isMediaName(_ name: String) -> Bool {
         let type = (name as NSString).pathExtension.lowercased()
         return imageExtensions.contains(type) || MediaKind.videoExtensions.contains(type)
+    }
+
+    /// The motion of the still `name` when it is a Live Photo's: the clip of the same name beside
+    /// it (`IMG_0001.MOV` for `IMG_0001.HEIC`).
+    static func livePhotoMotion(of name: String, among names: Set<String>) -> String? {
+        let type = (name as NSString).pathExtension.lowercased()
+        guard ["heic", "jpg", "jpeg"].contains(type) else { return nil }
+        let stem = (name as NSString).deletingPathExtension
+        return ["MOV", "mov", "MP4", "mp4"].lazy.map { stem + "." + $0 }.first { names.contains($0) }
     }
 
     /// `name` is a clip whose folder holds a photo of the same name (`IMG_0001.MOV` and

@@ -58,6 +58,10 @@ package struct Photo: Sendable, Hashable {
     /// every plain description.
     package var captionMarkdown: String?
 
+    /// A Live Photo's motion: the clip beside the still (`IMG_0001.MOV` beside `IMG_0001.HEIC`),
+    /// played in the viewer; nil for any other photo.
+    package var motion: URL?
+
     /// The name given to an album whose own name shows nothing (spaces, zero-width characters).
     package static let untitledAlbum = "Untitled album"
 

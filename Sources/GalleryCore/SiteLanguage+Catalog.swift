@@ -22,12 +22,13 @@ extension SiteLanguage {
             Key(name: "photo_number", placeholders: ["number"]), Key(name: "undated"), Key(name: "licence"),
             Key(name: "viewer"), Key(name: "previous_photo"), Key(name: "next_photo"), Key(name: "caption"),
             Key(name: "zoom"), Key(name: "slideshow"), Key(name: "full_screen"), Key(name: "close"),
-            Key(name: "video"), Key(name: "play_video"),
+            Key(name: "video"), Key(name: "play_video"), Key(name: "live_photo"),
         ].map { ($0.name, $0) })
 
     /// The keys the viewer's script reads, from the JSON each grid page carries.
     package static let viewerKeys = [
         "viewer", "previous_photo", "next_photo", "caption", "zoom", "slideshow", "full_screen", "close", "position",
+        "live_photo",
     ]
 
     /// By language subtag.
@@ -50,7 +51,7 @@ extension SiteLanguage {
                 "licence": "Licence", "viewer": "Photo viewer", "previous_photo": "Previous photo",
                 "next_photo": "Next photo", "caption": "Caption", "zoom": "Zoom", "slideshow": "Slideshow",
                 "full_screen": "Full screen", "close": "Close",
-                "video": "Video", "play_video": "Play the video",
+                "video": "Video", "play_video": "Play the video", "live_photo": "Play the Live Photo",
             ],
             months: [
                 "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -75,7 +76,7 @@ extension SiteLanguage {
                 "undated": "Ohne Datum", "licence": "Lizenz", "viewer": "Fotobetrachter",
                 "previous_photo": "Vorheriges Foto", "next_photo": "Nächstes Foto", "caption": "Bildunterschrift",
                 "zoom": "Zoomen", "slideshow": "Diashow", "full_screen": "Vollbild", "close": "Schließen",
-                "video": "Video", "play_video": "Video abspielen",
+                "video": "Video", "play_video": "Video abspielen", "live_photo": "Live Photo abspielen",
             ],
             months: [
                 "Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
@@ -102,7 +103,7 @@ extension SiteLanguage {
                 "undated": "Sans date", "licence": "Licence", "viewer": "Visionneuse de photos",
                 "previous_photo": "Photo précédente", "next_photo": "Photo suivante", "caption": "Légende",
                 "zoom": "Zoom", "slideshow": "Diaporama", "full_screen": "Plein écran", "close": "Fermer",
-                "video": "Vidéo", "play_video": "Lire la vidéo",
+                "video": "Vidéo", "play_video": "Lire la vidéo", "live_photo": "Lire la Live Photo",
             ],
             months: [
                 "janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
@@ -128,7 +129,7 @@ extension SiteLanguage {
                 "undated": "Sin fecha", "licence": "Licencia", "viewer": "Visor de fotos",
                 "previous_photo": "Foto anterior", "next_photo": "Foto siguiente", "caption": "Pie de foto",
                 "zoom": "Ampliar", "slideshow": "Presentación", "full_screen": "Pantalla completa", "close": "Cerrar",
-                "video": "Vídeo", "play_video": "Reproducir el vídeo",
+                "video": "Vídeo", "play_video": "Reproducir el vídeo", "live_photo": "Reproducir la Live Photo",
             ],
             months: [
                 "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
@@ -155,7 +156,7 @@ extension SiteLanguage {
                 "undated": "Senza data", "licence": "Licenza", "viewer": "Visualizzatore di foto",
                 "previous_photo": "Foto precedente", "next_photo": "Foto successiva", "caption": "Didascalia",
                 "zoom": "Zoom", "slideshow": "Presentazione", "full_screen": "Schermo intero", "close": "Chiudi",
-                "video": "Video", "play_video": "Riproduci il video",
+                "video": "Video", "play_video": "Riproduci il video", "live_photo": "Riproduci la Live Photo",
             ],
             months: [
                 "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
@@ -181,7 +182,7 @@ extension SiteLanguage {
                 "undated": "Zonder datum", "licence": "Licentie", "viewer": "Fotoviewer",
                 "previous_photo": "Vorige foto", "next_photo": "Volgende foto", "caption": "Bijschrift",
                 "zoom": "Zoomen", "slideshow": "Diavoorstelling", "full_screen": "Volledig scherm", "close": "Sluiten",
-                "video": "Video", "play_video": "Video afspelen",
+                "video": "Video", "play_video": "Video afspelen", "live_photo": "Live Photo afspelen",
             ],
             months: [
                 "januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober",
@@ -207,7 +208,7 @@ extension SiteLanguage {
                 "viewer": "Visualizador de fotos", "previous_photo": "Foto anterior", "next_photo": "Próxima foto",
                 "caption": "Legenda", "zoom": "Zoom", "slideshow": "Apresentação de slides",
                 "full_screen": "Tela cheia", "close": "Fechar",
-                "video": "Vídeo", "play_video": "Reproduzir o vídeo",
+                "video": "Vídeo", "play_video": "Reproduzir o vídeo", "live_photo": "Reproduzir a Live Photo",
             ],
             months: [
                 "janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
@@ -237,7 +238,7 @@ extension SiteLanguage {
                 "previous_photo": "Предыдущая фотография", "next_photo": "Следующая фотография",
                 "caption": "Подпись", "zoom": "Масштаб", "slideshow": "Слайд-шоу", "full_screen": "Во весь экран",
                 "close": "Закрыть",
-                "video": "Видео", "play_video": "Воспроизвести видео",
+                "video": "Видео", "play_video": "Воспроизвести видео", "live_photo": "Воспроизвести Live Photo",
             ],
             months: [
                 "января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября",
@@ -261,7 +262,7 @@ extension SiteLanguage {
                 "viewer": "写真ビューア", "previous_photo": "前の写真", "next_photo": "次の写真",
                 "caption": "キャプション", "zoom": "ズーム", "slideshow": "スライドショー", "full_screen": "全画面表示",
                 "close": "閉じる",
-                "video": "動画", "play_video": "動画を再生",
+                "video": "動画", "play_video": "動画を再生", "live_photo": "Live Photoを再生",
             ],
             months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
             plural: .none),
@@ -280,7 +281,7 @@ extension SiteLanguage {
                 "photo_number": "照片 {number}", "undated": "无日期", "licence": "许可协议", "viewer": "照片查看器",
                 "previous_photo": "上一张照片", "next_photo": "下一张照片", "caption": "说明", "zoom": "缩放",
                 "slideshow": "幻灯片放映", "full_screen": "全屏", "close": "关闭",
-                "video": "视频", "play_video": "播放视频",
+                "video": "视频", "play_video": "播放视频", "live_photo": "播放实况照片",
             ],
             months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
             plural: .none),
@@ -309,7 +310,7 @@ extension SiteLanguage {
                 "viewer": "عارض الصور", "previous_photo": "الصورة السابقة", "next_photo": "الصورة التالية",
                 "caption": "الوصف", "zoom": "تكبير", "slideshow": "عرض الشرائح", "full_screen": "ملء الشاشة",
                 "close": "إغلاق",
-                "video": "فيديو", "play_video": "تشغيل الفيديو",
+                "video": "فيديو", "play_video": "تشغيل الفيديو", "live_photo": "تشغيل الصورة الحية",
             ],
             months: [
                 "يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر",

@@ -47,6 +47,14 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
         sources.map { "\($0.src) \($0.type) \(min($0.width, $0.height))" }.joined(separator: ", ")
     }
 
+    /// ``viewerList`` of a Live Photo's motion (the tile's `data-motion`); nil for a photo without.
+    static func viewerList(ofMotion files: [Rendition], prefix: String) -> String? {
+        guard !files.isEmpty else { return nil }
+        return files.sorted { ($0.format, $0.height) < ($1.format, $1.height) }
+            .map { "\(prefix)\($0.path) \($0.format.mimeType) \(min($0.width, $0.height))" }
+            .joined(separator: ", ")
+    }
+
     /// The MP4 every browser plays: the largest, for a page's fallback link and `og:video`.
     var largestMP4: Source? {
         sources.filter { $0.type == ImageFormat.mp4.mimeType }.max { $0.height * $0.width < $1.height * $1.width }

@@ -268,6 +268,8 @@ extension GalleryItem {
         encoder.append(bool: photo.titleIsFileName)
         encoder.append(metadata: photo.metadata)
         encoder.append(optional: photo.captionMarkdown)
+        // Only for a Live Photo: other photos' fingerprints stay what earlier versions made them.
+        if let motion = photo.motion { encoder.append(motion.absoluteString) }
         if let image {
             encoder.append(.open)
             encoder.append(int: image.width)
@@ -297,7 +299,18 @@ extension GalleryItem {
                 encoder.append(.null)
             }
             if let metadata = image.metadata { encoder.append(metadata: metadata) } else { encoder.append(.null) }
-            // Only for a clip: a photo's fingerprint stays what earlier versions made it.
+            // Only for a Live Photo and for a clip: a photo's fingerprint stays what earlier versions
+            // made it.
+            if !image.motion.isEmpty {
+                encoder.append(.open)
+                for rendition in image.motion {
+                    encoder.append(rendition.format.rawValue)
+                    encoder.append(int: rendition.width)
+                    encoder.append(int: rendition.height)
+                    encoder.append(rendition.path)
+                }
+                encoder.append(.close)
+            }
             if let video = image.video {
                 encoder.append(.open)
                 encoder.append(integer: video.duration.bitPattern)

@@ -43,6 +43,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
         var sources: [Source]
         /// A clip's videos; nil for a photo.
         var clip: ClipViewModel?
+        /// A Live Photo's motion, as the viewer reads it (`data-motion`); nil for any other.
+        var motion: String?
 
         func child(named name: String) -> Any? {
             switch name {
@@ -60,6 +62,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
             case "sources": sources
             case "hasSources": !sources.isEmpty
             case "clip": clip
+            case "motion": motion
             default: nil
             }
         }
@@ -141,7 +144,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
                 Source(
                     type: format.mimeType, srcset: Self.srcset(byFormat[format] ?? [], prefix: prefix), sizes: sizes)
             },
-            clip: ClipViewModel(image: image, prefix: prefix)
+            clip: ClipViewModel(image: image, prefix: prefix),
+            motion: ClipViewModel.viewerList(ofMotion: image.motion, prefix: prefix)
         )
     }
 

@@ -1015,7 +1015,10 @@ def clips(binary, sample):
         names = sorted(name for name in os.listdir(sample) if name.endswith(".jpg"))[:2]
         for name in names:
             shutil.copy(os.path.join(sample, name), os.path.join(photos, "a-" + name))
-        for name, size, seconds in [("b-waves.mp4", "640x360", 6), ("c-upright.mp4", "360x640", 3)]:
+        # A Live Photo: a still and its motion of the same name.
+        shutil.copy(os.path.join(sample, names[0]), os.path.join(photos, "d-live.jpg"))
+        for name, size, seconds in [("b-waves.mp4", "640x360", 6), ("c-upright.mp4", "360x640", 3),
+                                    ("d-live.mov", "640x480", 3)]:
             subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
                             f"testsrc2=size={size}:rate=25:duration={seconds}", "-f", "lavfi", "-i",
                             f"sine=frequency=330:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
@@ -1037,8 +1040,8 @@ def clips(binary, sample):
                 "return Array.from(document.querySelectorAll('.gallery li.photo')).map(li =>"
                 " [li.id, !!li.querySelector('a[data-video]'), (li.querySelector('.clip-mark') || {}).textContent || ''])")
             check("clips: each clip's tile has the play mark and its length, no photo's has",
-                  [m[1] for m in marks] == [False, False, True, True]
-                  and [m[2].strip() for m in marks[2:]] == ["Video 0:06", "Video 0:03"], f"{marks}")
+                  [m[1] for m in marks] == [False, False, True, True, False]
+                  and [m[2].strip() for m in marks[2:4]] == ["Video 0:06", "Video 0:03"], f"{marks}")
             check("clips: nothing of a clip is fetched with the grid", not videos(), f"{videos()}")
             scans["grid with clips"] = axe_scan(driver)
             tiles = driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")
@@ -1088,6 +1091,40 @@ def clips(binary, sample):
                   element == ["none", True, ["video/webm", "video/mp4"], True] and not videos(),
                   f"{element}, {videos()}")
             scans["clip page"] = axe_scan(driver)
+            # The Live Photo: its still in the grid and the viewer; its motion plays under the pointer.
+            open_page(driver, url)
+            recorder.clear()
+            live = driver.find_element(By.CSS_SELECTOR, "#d-live a[data-full]")
+            check("clips: a Live Photo's tile is its still, with its motion for the viewer",
+                  live.get_attribute("data-motion").endswith(" 360") and not live.get_attribute("data-video"),
+                  live.get_attribute("data-motion"))
+            live.click()
+            wait_until(lambda: driver.execute_script("return document.querySelector('dialog.viewer').open"))
+            wait_until(lambda: driver.execute_script('return document.querySelector(".viewer .stage img.sharp") !== null'))
+            before = driver.execute_script(
+                "const m = document.querySelector('.viewer video.motion'), b = document.querySelector('.viewer .live');"
+                " return [m.hidden, m.getAttribute('src'), b.hidden]")
+            check("clips: the Live Photo opens as its still, its motion not fetched, the LIVE button shown",
+                  before == [True, None, False] and not videos(), f"{before}, {videos()}")
+            ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, ".viewer .live")).perform()
+            played = wait_until(lambda: driver.execute_script(
+                "const m = document.querySelector('.viewer video.motion'); return !m.hidden && m.currentTime > 0.3"), 10)
+            box = driver.execute_script(
+                "const r = e => e.getBoundingClientRect(), m = r(document.querySelector('.viewer video.motion')),"
+                " i = r(document.querySelector('.viewer .stage img')); return [m.left - i.left, m.top - i.top,"
+                " m.width - i.width, m.height - i.height]")
+            check("clips: the pointer on LIVE plays the motion over the still, box on box",
+                  played and all(abs(v) < 1.5 for v in box), f"played {played}, offsets {box}")
+            scans["viewer playing a Live Photo"] = axe_scan(driver)
+            ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, ".viewer .bar .close")).perform()
+            still = wait_until(lambda: driver.execute_script(
+                "const m = document.querySelector('.viewer video.motion'); return m.hidden && !m.getAttribute('src')"), 5)
+            check("clips: the pointer gone, the still again", still)
+            # A click on LIVE plays it too (a keyboard's Enter or Space is that click).
+            driver.find_element(By.CSS_SELECTOR, ".viewer .live").click()
+            clicked = wait_until(lambda: driver.execute_script(
+                "const m = document.querySelector('.viewer video.motion'); return !m.hidden && m.currentTime > 0.2"), 10)
+            check("clips: a click on LIVE plays the motion", clicked)
         finally:
             driver.quit()
             server.shutdown()

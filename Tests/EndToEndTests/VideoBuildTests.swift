@@ -16,7 +16,8 @@ import Testing
         _ = try WhatPhotosSayTests.photo(site, "a-photo.jpg", shade: 40)
         try TestClip.make(.phoneMOV, named: "b-phone.MOV", in: photos)
         try TestClip.make(.silentMP4, named: "c-silent.mp4", in: photos)
-        // A Live Photo: the still stands for both; its motion is not an item of its own.
+        // A Live Photo: the still stands for both; its motion is not an item of its own, and plays
+        // in the viewer.
         _ = try WhatPhotosSayTests.photo(site, "IMG_0002.JPG", shade: 90)
         try TestClip.make(.silentMP4, named: "IMG_0002.MOV", in: photos)
         return site
@@ -43,9 +44,10 @@ import Testing
         #expect(counts["photos"] as? Int == 4, "a photo, two clips, a Live Photo's still")
         #expect(counts["videos"] as? Int == 2)
         #expect(counts["failed"] as? Int == 0)
-        #expect(abs((counts["footage_seconds"] as? Double ?? 0) - 3) < 0.2)
+        #expect(counts["processed"] as? Int == 5, "two stills, two clips, a motion")
+        #expect(abs((counts["footage_seconds"] as? Double ?? 0) - 4) < 0.2, "the clips' 3 s and the motion's 1 s")
         let videos = Self.videos(site)
-        #expect(videos.count == 2, "\(videos)")
+        #expect(videos.count == 3, "\(videos)")
         #expect(videos.allSatisfy { $0.hasSuffix("p.mp4") })
         for video in videos {
             let bytes = try Data(contentsOf: site.folder.file("public/images/\(video)"))
@@ -59,6 +61,10 @@ import Testing
         #expect(grid.contains("<time datetime=\"PT2S\">0:02</time>"))
         #expect(grid.contains("<span class=\"visually-hidden\">Video</span>"))
         #expect(!grid.contains("IMG_0002-MOV") && !grid.contains("IMG_0002.MOV"))
+        let motion = try DownloadsTests.value(of: "data-motion", after: "id=\"img-0002", in: grid)
+        #expect(motion.hasPrefix("images/") && motion.hasSuffix("p.mp4 video/mp4 240"), "\(motion)")
+        #expect(videos.contains(String(motion.dropFirst("images/".count).split(separator: " ")[0])))
+        #expect(try DownloadsTests.value(of: "data-full", after: "id=\"img-0002", in: grid).hasSuffix(".webp"))
         let pages = site.folder.allFiles(under: "public/photos")
         let page = try DownloadsTests.read(
             site, "photos/" + (try #require(pages.first { $0.hasPrefix("b-phone") })))
@@ -76,7 +82,8 @@ import Testing
         let feed = try JSONSerialization.jsonObject(with: Data(contentsOf: site.folder.file("public/feed.json")))
         let items = (feed as? [String: Any])?["items"] as? [[String: Any]] ?? []
         let attachments = items.compactMap { ($0["attachments"] as? [[String: Any]])?.first }
-        #expect(attachments.count == 2 && attachments.allSatisfy { $0["mime_type"] as? String == "video/mp4" })
+        #expect(attachments.count == 2, "the clips', not the Live Photo's")
+        #expect(attachments.allSatisfy { $0["mime_type"] as? String == "video/mp4" })
         // The photo's page has no video.
         let photoPage = try DownloadsTests.read(
             site, "photos/" + (try #require(pages.first { $0.hasPrefix("a-photo") })))
@@ -95,10 +102,10 @@ import Testing
             "title: Clips\nfeed: photos\nimages:\n  widths: [64, 128]\nvideo:\n  heights: [120, 180]\n",
             to: "gallery.yml")
         let changed = try #require(try Self.build(site)["counts"] as? [String: Any])
-        #expect(changed["processed"] as? Int == 2)
+        #expect(changed["processed"] as? Int == 3, "the clips and the motion")
         #expect(
             Self.videos(site).map { $0.split(separator: "-").last.map(String.init) ?? "" }.sorted()
-                == ["120p.mp4", "120p.mp4", "180p.mp4", "180p.mp4"])
+                == ["120p.mp4", "120p.mp4", "120p.mp4", "180p.mp4", "180p.mp4", "180p.mp4"])
     }
 
     @Test func onATerminalTheProgressBarSaysTheFootageDone() throws {
@@ -149,8 +156,12 @@ import Testing
                 $0.hasPrefix("photos/b-phone.MOV: a clip, and ffmpeg is not installed")
                     && $0.hasSuffix("left out of the gallery")
             }, "\(warnings)")
+        #expect(
+            warnings.contains { $0.hasPrefix("photos/IMG_0002.MOV: the motion of a Live Photo: a clip, and ffmpeg") },
+            "the still is shown alone: \(warnings)")
         #expect(Self.videos(site).isEmpty)
-        #expect(!(try DownloadsTests.read(site, "index.html")).contains("b-phone"))
+        let grid = try DownloadsTests.read(site, "index.html")
+        #expect(!grid.contains("b-phone") && grid.contains("id=\"img-0002\"") && !grid.contains("data-motion"))
     }
 }
 

@@ -101,10 +101,14 @@ import Testing
             location: GeoPoint(latitude: 59.9, longitude: 10.7))
         item.photo.metadata = said
         item.photo.captionMarkdown = "*m*"
+        item.photo.motion = URL(fileURLWithPath: "/photos/IMG_0001.MOV")
         item.captionHTML = "<p><em>m</em></p>"
         item.download = Download(path: "originals/ab.jpg", fileName: "a.jpg", byteCount: 9, kind: "JPEG")
         item.image?.metadata = said
         item.image?.video = VideoDetails(duration: 7.5, hasAudio: true, recipe: "720|mp4|sound|ffmpeg 5.1")
+        item.image?.motion = [
+            Rendition(format: .mp4, width: 1280, height: 720, path: "images/live-720p.mp4", byteCount: 9)
+        ]
         let image = try #require(item.image)
         let labels = { (value: Any) in Mirror(reflecting: value).children.compactMap(\.label) }
         #expect(labels(item) == ["photo", "image", "failure", "sourceName", "captionHTML", "download"])
@@ -113,11 +117,12 @@ import Testing
             labels(item.photo) == [
                 "index", "id", "title", "source", "albumPath", "link", "date", "hasFeedID", "titleIsFileName",
                 "metadata",
-                "captionMarkdown",
+                "captionMarkdown", "motion",
             ])
         #expect(
             labels(image) == [
                 "width", "height", "renditions", "placeholder", "hasTransparency", "camera", "metadata", "video",
+                "motion",
             ])
         #expect(labels(try #require(image.video)) == ["duration", "hasAudio", "recipe"])
         #expect(
@@ -152,6 +157,9 @@ import Testing
             { $0.download?.byteCount += 1 }, { $0.download?.kind += "x" },
             { $0.image?.video = nil }, { $0.image?.video?.duration += 1 }, { $0.image?.video?.hasAudio.toggle() },
             { $0.image?.video?.recipe += "x" },
+            { $0.image?.motion = [] }, { $0.photo.motion = nil }, { $0.image?.motion[0].path += "x" },
+            { $0.image?.motion[0].width += 1 },
+            { $0.image?.motion[0].height += 1 }, { $0.image?.motion[0].format = .webm },
         ]
         // Every field of what the photo says counts, from the feed or sidecar and from the photo.
         let fields: [(inout PhotoMetadata) -> Void] = [

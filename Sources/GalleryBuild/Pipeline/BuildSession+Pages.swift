@@ -140,7 +140,9 @@ extension BuildSession {
         var files: [OutputFile] = []
         var seen: Set<String> = []
         for photo in photos {
-            for rendition in outcomes[photo.index]?.image?.renditions ?? [] where seen.insert(rendition.path).inserted {
+            let image = outcomes[photo.index]?.image
+            for rendition in (image?.renditions ?? []) + (image?.motion ?? [])
+            where seen.insert(rendition.path).inserted {
                 files.append(
                     OutputFile(
                         path: rendition.path,

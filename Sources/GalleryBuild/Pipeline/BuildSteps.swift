@@ -62,6 +62,7 @@ extension BuildSession {
                     context.photos, sources: context.sources, report: &context.report)
                 leaveOutClipsWithoutFFmpeg(&context)
             },
+            BuildStep(name: "make the Live Photos' motion") { context in await makeMotions(&context) },
             BuildStep(name: "hand the shard's work to the remote cache") { context throws(BuildError) in
                 try await shareShard(&context)
             },

@@ -3,7 +3,9 @@
    the address bar (back closes, a shared link opens that page). Only the photo shown and its two
    neighbours are ever loading: a photo flicked past before it arrived has its transfer aborted,
    so the one the visitor stops at never waits behind the ones skipped. A clip plays in its
-   place: nothing of it is fetched before it is shown, and its transfer stops when it is left. */
+   place: nothing of it is fetched before it is shown, and its transfer stops when it is left. A
+   Live Photo's motion plays over its still while the pointer is on its LIVE button (as the
+   photo apps do: not merely on opening it), a finger holds the photo, or the button is pressed. */
 (function () {
   "use strict";
   var doc = document;
@@ -54,13 +56,18 @@
       sets: sources.map(function (source) { return candidates(source.getAttribute("srcset")); })
         .concat([candidates(img.getAttribute("srcset"))]),
       style: img.getAttribute("style") || "",
-      /* A clip's files, `address type height` each, most compact format first. */
-      clip: link.hasAttribute("data-video") ? link.getAttribute("data-video").split(",").map(function (part) {
-        var bits = part.trim().split(/\s+/);
-        return { url: new URL(bits[0], base).href, type: bits[1], height: parseInt(bits[2], 10) || 0 };
-      }) : null
+      /* A clip's files, and a Live Photo's motion: `address type height` each. */
+      clip: files(link.getAttribute("data-video")),
+      motion: files(link.getAttribute("data-motion"))
     };
   });
+
+  function files(list) {
+    return list ? list.split(",").map(function (part) {
+      var bits = part.trim().split(/\s+/);
+      return { url: new URL(bits[0], base).href, type: bits[1], height: parseInt(bits[2], 10) || 0 };
+    }) : null;
+  }
 
   /* The format the browser chose for the tile (its current source), else the fallback. */
   function renditions(photo) {
@@ -87,7 +94,7 @@
   dialog.tabIndex = -1;
   dialog.setAttribute("aria-label", words.viewer || "Photo viewer");
   /* One frame holds it all: what goes full screen (a dialog itself may not). */
-  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""><video controls playsinline preload="none" hidden></video></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
+  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""><video controls playsinline preload="none" hidden></video><video class="motion" muted playsinline preload="none" hidden></video></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
     '<div class="bar">' +
     '<button type="button" class="prev" aria-label="Previous photo">\u2190</button>' +
     '<p class="caption"><a></a> <span class="position"></span></p>' +
@@ -95,6 +102,7 @@
     '<button type="button" class="info" aria-label="Caption" aria-pressed="true">i</button>' +
     '<button type="button" class="zoom" aria-label="Zoom" aria-pressed="false">\u2295</button>' +
     '<button type="button" class="play" aria-label="Slideshow" aria-pressed="false">\u25B6</button>' +
+    '<button type="button" class="live" aria-label="Play the Live Photo" aria-pressed="false" hidden>LIVE</button>' +
     '<button type="button" class="full" aria-label="Full screen" aria-pressed="false"><svg viewBox="0 0 16 16" ' +
     'width="16" height="16" aria-hidden="true"><path d="M1 6V1h5M10 1h5v5M15 10v5h-5M6 15H1v-5" fill="none" ' +
     'stroke="currentColor" stroke-width="2"/></svg></button>' +
@@ -104,6 +112,8 @@
   var stage = dialog.querySelector(".stage");
   var shown = dialog.querySelector(".stage img");
   var player = dialog.querySelector(".stage video");
+  var motion = dialog.querySelector(".stage video.motion");
+  var liveButton = dialog.querySelector(".live");
   var captionLink = dialog.querySelector(".caption a");
   var saidBox = dialog.querySelector(".said");
   var saidTitle = dialog.querySelector(".said-title");
@@ -116,7 +126,7 @@
   var playButton = dialog.querySelector(".play");
   var fullButton = dialog.querySelector(".full");
   [["prev", "previous_photo"], ["next", "next_photo"], ["info", "caption"], ["zoom", "zoom"], ["play", "slideshow"],
-    ["full", "full_screen"], ["close", "close"]].forEach(function (pair) {
+    ["full", "full_screen"], ["close", "close"], ["live", "live_photo"]].forEach(function (pair) {
     if (words[pair[1]]) dialog.querySelector("." + pair[0]).setAttribute("aria-label", words[pair[1]]);
   });
   if (rtl) {
@@ -273,6 +283,7 @@
     var zoomed = zoom.scale > 1;
     shown.style.transform = zoomed ? "translate(" + zoom.x + "px, " + zoom.y + "px) scale(" + zoom.scale + ")" : "";
     stage.classList.toggle("zoomed", zoomed);
+    if (zoomed) stopClip(motion);
     zoomButton.setAttribute("aria-pressed", String(zoomed));
     if (zoomed) sharpen();
   }
@@ -408,9 +419,9 @@
 
   /* The file of the clip to play: the most compact format the browser plays, at the smallest
      height that is sharp where it is drawn. */
-  function clipFile(photo) {
-    var playable = photo.clip.filter(function (file) { return player.canPlayType(file.type); });
-    if (!playable.length) playable = photo.clip;
+  function clipFile(photo, list) {
+    var playable = (list || photo.clip).filter(function (file) { return player.canPlayType(file.type); });
+    if (!playable.length) playable = list || photo.clip;
     var list = playable.filter(function (file) { return file.type === playable[0].type; })
       .sort(function (a, b) { return a.height - b.height; });
     var box = stage.getBoundingClientRect();
@@ -420,13 +431,50 @@
     return list[list.length - 1];
   }
 
-  /* Stops the clip and its transfer (a video's download ends only when its source goes). */
-  function stopClip() {
-    if (!player.getAttribute("src")) return;
-    player.pause();
-    player.removeAttribute("src");
-    player.load();
+  /* Stops a clip or a motion and its transfer (a video's download ends only when its source goes). */
+  function stopClip(video) {
+    video = video || player;
+    if (video === motion) {
+      motion.hidden = true;
+      liveButton.setAttribute("aria-pressed", "false");
+    }
+    if (!video.getAttribute("src")) return;
+    video.pause();
+    video.removeAttribute("src");
+    video.load();
   }
+
+  /* A Live Photo's motion over its still, at the still's size, silent; once over, the still again. */
+  function playMotion() {
+    var photo = photos[current];
+    if (current < 0 || !photo || !photo.motion || zoom.scale > 1 || !motion.hidden) return;
+    motion.style.width = shown.style.width;
+    motion.style.height = shown.style.height;
+    motion.src = clipFile(photo, photo.motion).url;
+    motion.hidden = false;
+    liveButton.setAttribute("aria-pressed", "true");
+    var playing = motion.play();
+    if (playing && playing.catch) playing.catch(function () {});
+  }
+  motion.addEventListener("ended", function () { stopClip(motion); });
+  /* A click (or Enter, or Space) plays it from its start: a pointer on the button already plays it. */
+  liveButton.addEventListener("click", function () {
+    stopClip(motion);
+    playMotion();
+  });
+  liveButton.addEventListener("mouseenter", playMotion);
+  liveButton.addEventListener("mouseleave", function () { stopClip(motion); });
+  /* A finger held on the photo plays it; lifted, the still again. */
+  var hold = null;
+  stage.addEventListener("pointerdown", function (event) {
+    if (event.pointerType !== "mouse") hold = setTimeout(playMotion, 250);
+  });
+  ["pointerup", "pointercancel"].forEach(function (name) {
+    stage.addEventListener(name, function (event) {
+      clearTimeout(hold);
+      if (event.pointerType !== "mouse") stopClip(motion);
+    });
+  });
 
   /* The photo or clip shown, fitted again to the stage (a new window size, the panel shown). */
   function refit() {
@@ -460,9 +508,11 @@
     settle(index);
     unzoom();
     stopClip();
+    stopClip(motion);
     player.hidden = true;
     shown.hidden = false;
     zoomButton.disabled = !!photo.clip;
+    liveButton.hidden = !photo.motion;
     shown.className = "";
     shown.setAttribute("style", photo.style);
     shown.alt = photo.alt;
@@ -551,6 +601,7 @@
       current = -1;
       settle(-Infinity);
       stopClip();
+      stopClip(motion);
       shown.removeAttribute("src");
       dialog.close();
       if (index >= 0) photos[index].link.focus();

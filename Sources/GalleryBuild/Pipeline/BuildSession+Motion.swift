@@ -1,0 +1,82 @@
+import Foundation
+import GalleryCore
+import Loading
+import Reporting
+
+/// Live Photos: the clip beside a still (``Photo/motion``) is loaded and made as any clip is
+/// (cached by its bytes, shared through the remote cache), and its web videos go with the still
+/// to the photo's tile, page and the site's files.
+extension BuildSession {
+    /// Gives each Live Photo whose still was made its motion's videos. A motion that cannot be
+    /// made is a warning: the still is shown alone.
+    func makeMotions(_ context: inout BuildContext) async {
+        let wanted = context.photos.compactMap { photo -> (index: Int, motion: URL)? in
+            guard let motion = photo.motion, context.outcomes[photo.index]?.image != nil else { return nil }
+            return (photo.index, motion)
+        }
+        guard !wanted.isEmpty else { return }
+        var made: [Int: Result<RenditionStore.Outcome, any Error>] = [:]
+        await withTaskGroup(of: (Int, Result<RenditionStore.Outcome, any Error>).self) { group in
+            var running = 0
+            for (index, motion) in wanted {
+                if running >= max(4, options.concurrency ?? config.concurrency), let (done, result) = await group.next()
+                {
+                    made[done] = result
+                    running -= 1
+                }
+                running += 1
+                group.addTask { [loader, renditions] in
+                    do {
+                        guard let source = CanonicalURL(motion) else {
+                            throw MotionProblem(message: "not a loadable URL")
+                        }
+                        let original = try await loader.original(for: source)
+                        let outcome = try await renditions.renditions(of: original) { damaged in
+                            try await loader.freshCopy(of: damaged)
+                        }
+                        guard outcome.image.video != nil else {
+                            throw MotionProblem(message: "not a clip")
+                        }
+                        return (index, .success(outcome))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            for await (index, result) in group { made[index] = result }
+        }
+        var processed: Set<String> = []
+        for (index, motion) in wanted {
+            guard
+                case .done(let original, var image, let wasProcessed, let warnings, let imagingWarnings) =
+                    context.outcomes[index], let result = made[index]
+            else { continue }
+            switch result {
+            case .success(let outcome):
+                image.motion = outcome.image.videos.map { file in
+                    var file = file
+                    file.path = PublicImages.path(of: file)
+                    return file
+                }
+                context.outcomes[index] = .done(
+                    original: original, image: image, wasProcessed: wasProcessed, warnings: warnings,
+                    imagingWarnings: imagingWarnings)
+                if outcome.wasProcessed, let clip = outcome.original, processed.insert(clip.sha256).inserted {
+                    context.report.counts.processed += 1
+                    context.report.counts.footageSeconds += outcome.image.video?.duration ?? 0
+                }
+            case .failure(let error):
+                let warning =
+                    "\(displayName(of: motion)): the motion of a Live Photo: \(FailureCause.message(of: error)); "
+                    + "the still is shown alone"
+                context.report.warnings.append(warning)
+                events(.warning(warning))
+            }
+        }
+    }
+
+    private struct MotionProblem: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}
