@@ -69,9 +69,10 @@ package struct VideoProbe: Sendable, Hashable {
         creationTime = tags["com.apple.quicktime.creationdate"] ?? tags["creation_time"] ?? video.tags?["creation_time"]
     }
 
-    /// The arguments that make ffprobe print what ``init(ffprobeJSON:)`` reads.
-    package static func arguments(for file: String) -> [String] {
-        ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "--", file]
+    /// The arguments that make ffprobe print what ``init(ffprobeJSON:)`` reads, of `input`
+    /// (``VideoTranscoder/input(_:)``).
+    package static func arguments(for input: [String]) -> [String] {
+        ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"] + input
     }
 
     // ffprobe's answer, as far as it is read.

@@ -31,7 +31,11 @@ package struct VideoTranscoder: Sendable {
 
     /// What ffprobe says of `file`, checked against the limits.
     package func probe(_ file: URL, name: String) throws(VideoError) -> VideoProbe {
-        let answer = try run(ffprobe, VideoProbe.arguments(for: file.path), timeLimit: 60, name: name) { false }
+        let answer = try run(
+            ffprobe, VideoProbe.arguments(for: try Self.input(file, name: name)), timeLimit: 60, name: name
+        ) {
+            false
+        }
         guard answer.status == 0, let probe = VideoProbe(ffprobeJSON: answer.output) else {
             throw VideoError(.unreadable, "\(name) is no video ffprobe can read\(Self.words(answer.errorTail))")
         }
@@ -59,9 +63,8 @@ package struct VideoTranscoder: Sendable {
             let answer = try run(
                 ffmpeg,
                 [
-                    "-nostdin", "-v", "error", "-y", "-threads", "1", "-ss", String(format: "%.3f", seek), "-i",
-                    file.path,
-                ]
+                    "-nostdin", "-v", "error", "-y", "-threads", "1", "-ss", String(format: "%.3f", seek),
+                ] + (try Self.input(file, name: name))
                     + ["-map", "0:v:0", "-frames:v", "1", "-vf", filters.joined(separator: ","), "-map_metadata", "-1"]
                     + ["-f", "image2", "-c:v", "png", target.path],
                 timeLimit: min(settings.timeLimit, 300), name: name
@@ -107,7 +110,8 @@ package struct VideoTranscoder: Sendable {
                 filters += ["scale=\(size.width):\(size.height)", "setsar=1", "format=yuv420p"]
                 let answer = try run(
                     ffmpeg,
-                    ["-nostdin", "-v", "error", "-y", "-threads", "1", "-i", file.path, "-map", "0:v:0"]
+                    ["-nostdin", "-v", "error", "-y", "-threads", "1"] + (try Self.input(file, name: name))
+                        + ["-map", "0:v:0"]
                         + (recipe.audio && probe.hasAudio ? ["-map", "0:a:0?"] : ["-an"])
                         + ["-vf", filters.joined(separator: ",")] + Self.codecArguments(for: format)
                         + ["-map_metadata", "-1", "-map_metadata:s:v", "-1", "-map_metadata:s:a", "-1"]
@@ -135,6 +139,25 @@ package struct VideoTranscoder: Sendable {
             }
         }
         return made
+    }
+
+    /// How ffmpeg and ffprobe are told to read `file`: with the demuxer its first bytes name (MP4
+    /// and QuickTime, Matroska and WebM, AVI), never by ffmpeg's own guess, and from the file
+    /// alone: a clip that is really an HLS or concat playlist, or that points at other files or
+    /// URLs, is not followed (`-protocol_whitelist file`).
+    static func input(_ file: URL, name: String) throws(VideoError) -> [String] {
+        let head = (try? FileHandle(forReadingFrom: file)).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 16)
+        }
+        let demuxer: String
+        switch MediaKind.videoContainer(of: head ?? Data()) {
+        case "mp4": demuxer = "mov"
+        case "matroska": demuxer = "matroska"
+        case "avi": demuxer = "avi"
+        default: throw VideoError(.unreadable, "\(name) does not start like a video (MP4, QuickTime, WebM, MKV or AVI)")
+        }
+        return ["-protocol_whitelist", "file", "-f", demuxer, "-i", file.path]
     }
 
     /// The encoder's arguments: H.264 High with AAC and the index first (`+faststart`: playback

@@ -143,6 +143,28 @@ import Testing
         #expect(site.folder.allFiles(under: ".gallerygen-cache").allSatisfy { !AtomicFile.isTemporaryName($0) })
     }
 
+    @Test func aPlaylistOrAScriptDressedAsAClipIsNeverFollowed() throws {
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Hostile\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        // An HLS playlist and an ffconcat script naming a file of the machine, one of them behind
+        // a QuickTime box header: ffmpeg would read what they name if it guessed their format.
+        _ = try site.folder.write("#EXTM3U\n#EXTINF:1,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n", to: "photos/a.mp4")
+        var boxed = Data([0, 0, 0, 20]) + Data("ftypisom".utf8) + Data(repeating: 0, count: 8)
+        boxed += Data("ffconcat version 1.0\nfile /etc/passwd\n".utf8)
+        _ = try site.folder.write(boxed, to: "photos/b.mov")
+        try TestClip.make(.silentMP4, named: "c.mp4", in: site.folder.file("photos"))
+        let report = try Self.build(site)
+        let failures = report["failures"] as? [[String: Any]] ?? []
+        #expect(failures.count == 2, "\(failures)")
+        #expect(failures.contains { ($0["message"] as? String)?.hasPrefix("photos/a.mp4: ") == true })
+        #expect(failures.contains { $0["cause"] as? String == "not a video ffmpeg reads" })
+        #expect(Self.videos(site).count == 1)
+        for (path, file) in try site.snapshot() {
+            #expect(file.0.range(of: Data("root:x:0:0".utf8)) == nil, "\(path) holds nothing of /etc/passwd")
+        }
+    }
+
     @Test func withoutFFmpegClipsAreLeftOutWithAWarning() throws {
         let site = try Self.site()
         let report = try Self.build(site, environment: ["PATH": "/nonexistent"])
