@@ -79,6 +79,8 @@ extension FeedReader {
                 .unreadableFolder, "cannot list the feed folder \(folder.path)", underlying: error as NSError)
         }
         let listed = Set(names)
+        let livePhotos = Self.livePhotos(among: listed)
+        let motions = Set(livePhotos.values)
         var subfolders: [(String, URL)] = []
         if !path.isEmpty, listed.contains(Self.albumNoteName) {
             let (note, warnings) = Sidecar.albumNote(
@@ -96,7 +98,7 @@ extension FeedReader {
             guard isFolder || Self.isMediaName(name) else { continue }
             // A Live Photo's motion (`IMG_0001.MOV` beside `IMG_0001.HEIC`) is the still's, not
             // an item of its own.
-            if !isFolder, Self.isLivePhotoMotion(name, among: listed) { continue }
+            if !isFolder, motions.contains(name) { continue }
             if FileStatus.isSymbolicLink(url), !walk.isAllowed(url) {
                 walk.skip(
                     "\(shown): a symbolic link to a place outside the site folder; not read "
@@ -116,7 +118,7 @@ extension FeedReader {
                     ofFile: name, id: shown, source: url, albumPath: path, index: walk.photos.count,
                     metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
                 // The motion is read under the photo's rules: a plain file, a link only inside.
-                photo.motion = Self.livePhotoMotion(of: name, among: listed).map(folder.appendingPathComponent)
+                photo.motion = livePhotos[name].map(folder.appendingPathComponent)
                     .flatMap { motion in
                         FileStatus(motion)?.isRegularFile == true
                             && (!FileStatus.isSymbolicLink(motion) || walk.isAllowed(motion)) ? motion : nil
@@ -163,21 +165,21 @@ extension FeedReader {
         return imageExtensions.contains(type) || MediaKind.videoExtensions.contains(type)
     }
 
-    /// The motion of the still `name` when it is a Live Photo's: the clip of the same name beside
-    /// it (`IMG_0001.MOV` for `IMG_0001.HEIC`).
-    static func livePhotoMotion(of name: String, among names: Set<String>) -> String? {
-        let type = (name as NSString).pathExtension.lowercased()
-        guard ["heic", "jpg", "jpeg"].contains(type) else { return nil }
-        let stem = (name as NSString).deletingPathExtension
-        return ["MOV", "mov", "MP4", "mp4"].lazy.map { stem + "." + $0 }.first { names.contains($0) }
-    }
-
-    /// `name` is a clip whose folder holds a photo of the same name (`IMG_0001.MOV` and
-    /// `IMG_0001.HEIC` or `.JPG`): an iPhone's Live Photo, the still standing for both.
-    static func isLivePhotoMotion(_ name: String, among names: Set<String>) -> Bool {
-        let type = (name as NSString).pathExtension.lowercased()
-        guard type == "mov" || type == "mp4" else { return false }
-        let stem = (name as NSString).deletingPathExtension
-        return ["heic", "HEIC", "jpg", "JPG", "jpeg", "JPEG"].contains { names.contains(stem + "." + $0) }
+    /// A folder's Live Photos: each still (`.heic`, `.jpg`, `.jpeg`, any case) with the clip of
+    /// the same name beside it (`.mov` or `.mp4`, any case; the first in name order when there
+    /// are both), by the still's name.
+    static func livePhotos(among names: Set<String>) -> [String: String] {
+        var clips: [String: String] = [:]
+        for name in names.sorted() {
+            let type = (name as NSString).pathExtension.lowercased()
+            let stem = (name as NSString).deletingPathExtension
+            if type == "mov" || type == "mp4", clips[stem] == nil { clips[stem] = name }
+        }
+        guard !clips.isEmpty else { return [:] }
+        var pairs: [String: String] = [:]
+        for name in names where ["heic", "jpg", "jpeg"].contains((name as NSString).pathExtension.lowercased()) {
+            if let clip = clips[(name as NSString).deletingPathExtension] { pairs[name] = clip }
+        }
+        return pairs
     }
 }

@@ -1,5 +1,6 @@
 import CCmarkGFM
 import Foundation
+import Synchronization
 
 /// Markdown (GitHub-flavoured: tables, strikethrough, autolinks, task lists) to HTML.
 ///
@@ -21,8 +22,19 @@ package struct MarkdownRenderer: Sendable {
         self.allowsRawHTML = allowsRawHTML
     }
 
+    /// cmark-gfm keeps the inline parser's special characters in one table for the whole process
+    /// (`SPECIAL_CHARS`): a parser adds its extensions' (`~` for strikethrough) while it reads
+    /// inlines and removes them after, under every other parser (github/cmark-gfm#221 and its
+    /// links). One rendering at a time, then: a test run caught a text losing its strikethrough
+    /// while another was rendered.
+    private static let exclusive = Mutex(())
+
     /// Renders `text` to an HTML fragment.
     package func html(from text: String) -> String {
+        Self.exclusive.withLock { _ in render(text) }
+    }
+
+    private func render(_ text: String) -> String {
         _ = Self.registered
         var options = CMARK_OPT_DEFAULT | CMARK_OPT_GITHUB_PRE_LANG | CMARK_OPT_FOOTNOTES | CMARK_OPT_SMART
         if allowsRawHTML { options |= CMARK_OPT_UNSAFE }

@@ -9,6 +9,9 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
         var type: String
         var width: Int
         var height: Int
+        /// On a clip's page, the windows this file is for (`(min-width: 1280px)`): the largest
+        /// that fits is the first that matches; nil for a format's smallest, which every window takes.
+        var media: String?
 
         func child(named name: String) -> Any? {
             switch name {
@@ -16,6 +19,7 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
             case "type": type
             case "width": width
             case "height": height
+            case "media": media
             default: nil
             }
         }
@@ -34,11 +38,17 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
         sources = image.videos.map { file in
             Source(src: prefix + file.path, type: file.format.mimeType, width: file.width, height: file.height)
         }
-        let seconds = max(0, Int(video.duration.rounded()))
+        let seconds = Self.seconds(video.duration)
         let (hours, minutes, rest) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
         let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
         duration = hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
         durationISO = "PT\(seconds)S"
+    }
+
+    /// Whole seconds of a length, never trapping on a value no clip has (a day at most: the
+    /// longest `video.max_duration`).
+    static func seconds(_ duration: Double) -> Int {
+        duration.isFinite ? Int(min(86_400, max(0, duration)).rounded()) : 0
     }
 
     /// What the viewer reads from the tile's `data-video`: `address type height` per file, comma
@@ -60,9 +70,28 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
         sources.filter { $0.type == ImageFormat.mp4.mimeType }.max { $0.height * $0.width < $1.height * $1.width }
     }
 
+    /// A `<video>`'s sources on the clip's page: each format in turn (the most compact first), its
+    /// files largest first, each but the smallest for windows at least as wide as it is (a browser
+    /// plays the first source that it can and whose media matches).
+    var pageSources: [Source] {
+        var ordered: [Source] = []
+        var formats: [String] = []
+        for source in sources where !formats.contains(source.type) { formats.append(source.type) }
+        for type in formats {
+            let files = sources.filter { $0.type == type }.sorted { $0.width * $0.height > $1.width * $1.height }
+            for (offset, file) in files.enumerated() {
+                var file = file
+                if offset < files.count - 1 { file.media = "(min-width: \(file.width)px)" }
+                ordered.append(file)
+            }
+        }
+        return ordered
+    }
+
     func child(named name: String) -> Any? {
         switch name {
         case "sources": sources
+        case "pageSources": pageSources
         case "duration": duration
         case "durationISO": durationISO
         case "viewerList": viewerList

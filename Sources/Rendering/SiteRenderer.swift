@@ -359,7 +359,7 @@ package struct SiteRenderer: Sendable {
                 let clip = ClipViewModel(image: image, prefix: "").flatMap { clip in
                     clip.largestMP4.map { mp4 in
                         Sitemap.Clip(
-                            file: mp4.src, seconds: image.video.map { Int($0.duration.rounded()) } ?? 0,
+                            file: mp4.src, seconds: ClipViewModel.seconds(image.video?.duration ?? 0),
                             title: item.displayTitle(in: configuration.language),
                             description: item.altText(in: configuration.language))
                     }

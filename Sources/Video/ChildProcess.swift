@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,9 @@ import Foundation
 /// it runs past its time limit or when `shouldStop` says the build was interrupted.
 ///
 /// Foundation's `Process` is not used: its `waitUntilExit()` polls a run loop, and a build with
-/// one transcode per core would spin every one of them.
+/// one transcode per core would spin every one of them. The pipes are close-on-exec, so a child
+/// spawned by another thread at the same moment never holds this run's pipes open; the child
+/// starts with the default signal handlers and no blocked signal, whatever the build set.
 struct ChildProcess {
     struct Result {
         var status: Int32
@@ -22,14 +25,18 @@ struct ChildProcess {
     }
 
     enum Failure: Error {
-        /// The program is not on `PATH` (or could not be started).
+        /// The program is not on `PATH`.
         case notFound(String)
+        /// It could not be started for another reason (no process or descriptor left).
+        case notStarted(String, errno: Int32)
         /// It ran past its time limit and was killed.
         case timedOut(seconds: Double, errorTail: String)
         /// The build was interrupted while it ran; it was killed.
         case stopped
         /// Its standard output passed the bound.
         case outputTooLarge(Int)
+        /// Its pipes could no longer be read (`poll` failed): it was killed.
+        case lost(errno: Int32)
     }
 
     static let errorTailLimit = 4096
@@ -43,51 +50,72 @@ struct ChildProcess {
     var onOutput: (@Sendable (Data) -> Void)?
 
     func run() throws(Failure) -> Result {
-        var outputPipe: [Int32] = [-1, -1]
-        var errorPipe: [Int32] = [-1, -1]
-        guard pipe(&outputPipe) == 0 else { throw .notFound(program) }
-        guard pipe(&errorPipe) == 0 else {
-            close(outputPipe[0])
-            close(outputPipe[1])
-            throw .notFound(program)
+        guard let outputPipe = Self.pipe(), let errorPipe = Self.pipe() else {
+            throw .notStarted(program, errno: errno)
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-        for descriptor in outputPipe + errorPipe { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        // dup2 clears close-on-exec on the child's 1 and 2; the originals close at exec.
+        posix_spawn_file_actions_adddup2(&actions, outputPipe.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe.write, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        #if canImport(Darwin)
+            flags |= Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #endif
+        posix_spawnattr_setflags(&attributes, flags)
         let argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, program, &actions, nil, argv, environ)
-        close(outputPipe[1])
-        close(errorPipe[1])
-        guard spawned == 0 else {
-            close(outputPipe[0])
-            close(errorPipe[0])
-            throw .notFound(program)
-        }
+        let spawned = Self.spawning.withLock { _ in posix_spawnp(&pid, program, &actions, &attributes, argv, environ) }
+        close(outputPipe.write)
+        close(errorPipe.write)
         defer {
-            close(outputPipe[0])
-            close(errorPipe[0])
+            close(outputPipe.read)
+            close(errorPipe.read)
         }
+        guard spawned == 0 else {
+            throw spawned == ENOENT ? .notFound(program) : .notStarted(program, errno: spawned)
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int64(timeLimit * 1000))
         var output = Data()
         var errorTail = Data()
-        var open = [outputPipe[0], errorPipe[0]]
-        let deadline = Date().addingTimeInterval(timeLimit)
+        var open = [outputPipe.read, errorPipe.read]
         var ending: Failure?
         var buffer = [UInt8](repeating: 0, count: 65_536)
+        func checkTime() {
+            if shouldStop() {
+                ending = .stopped
+            } else if clock.now > deadline {
+                ending = .timedOut(seconds: timeLimit, errorTail: "")
+            }
+        }
         while !open.isEmpty, ending == nil {
             var polled = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&polled, nfds_t(polled.count), 200)
-            if ready < 0, errno != EINTR { break }
+            if ready < 0, errno != EINTR {
+                // Nothing more can be read: the child is not waited for blindly.
+                ending = .lost(errno: errno)
+                break
+            }
             for entry in polled where entry.revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR || errno == EAGAIN { continue }
                 if count <= 0 {
                     open.removeAll { $0 == entry.fd }
-                } else if entry.fd == outputPipe[0] {
+                } else if entry.fd == outputPipe.read {
                     if let onOutput {
                         onOutput(Data(buffer[0..<count]))
                     } else {
@@ -99,15 +127,21 @@ struct ChildProcess {
                     if errorTail.count > 2 * Self.errorTailLimit { errorTail = errorTail.suffix(Self.errorTailLimit) }
                 }
             }
-            if shouldStop() {
-                ending = .stopped
-            } else if Date() > deadline {
-                ending = .timedOut(seconds: timeLimit, errorTail: "")
-            }
+            checkTime()
         }
-        if ending != nil { kill(pid, SIGKILL) }
+        // Both pipes closed: the child is ending, or closed them and runs on; it gets until the
+        // deadline, checked as before.
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        while ending == nil {
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid || (waited < 0 && errno != EINTR) { break }
+            usleep(20_000)
+            checkTime()
+        }
+        if ending != nil {
+            kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        }
         let tail = String(decoding: errorTail.suffix(Self.errorTailLimit), as: UTF8.self)
         switch ending {
         case .timedOut(let seconds, _): throw .timedOut(seconds: seconds, errorTail: tail)
@@ -117,5 +151,23 @@ struct ChildProcess {
         // exit status: the low 7 bits are the signal that ended it, else the code is bits 8 to 15.
         let signal = status & 0x7F
         return Result(status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, output: output, errorTail: tail)
+    }
+
+    /// Held while a pipe is made and marked close-on-exec and while a child is spawned, so that no
+    /// child of this process is spawned between the two (Swift's Glibc has no `pipe2`).
+    private static let spawning = Mutex(())
+
+    /// A pipe whose ends close on exec; nil when none can be made.
+    private static func pipe() -> (read: Int32, write: Int32)? {
+        spawning.withLock { _ in
+            var ends: [Int32] = [-1, -1]
+            #if canImport(Glibc)
+                guard Glibc.pipe(&ends) == 0 else { return nil }
+            #else
+                guard Darwin.pipe(&ends) == 0 else { return nil }
+            #endif
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            return (ends[0], ends[1])
+        }
     }
 }

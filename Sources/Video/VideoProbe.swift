@@ -33,9 +33,19 @@ package struct VideoProbe: Sendable, Hashable {
         }
     }
 
-    /// The frame as it is shown: turned a quarter, its sides swap.
-    package var width: Int { rotation % 180 == 0 ? codedWidth : codedHeight }
-    package var height: Int { rotation % 180 == 0 ? codedHeight : codedWidth }
+    /// The shape of a stored pixel (`sample_aspect_ratio`): 1 but for a clip stored squeezed
+    /// (HDV's 1440x1080 shown at 1920x1080).
+    package var sampleAspect = 1.0
+
+    /// The stored frame's width as shown, its pixels made square.
+    private var shownCodedWidth: Int {
+        guard sampleAspect != 1 else { return codedWidth }
+        return max(2, Int((Double(codedWidth) * sampleAspect / 2).rounded()) * 2)
+    }
+
+    /// The frame as it is shown: square pixels, and turned a quarter, its sides swap.
+    package var width: Int { rotation % 180 == 0 ? shownCodedWidth : codedHeight }
+    package var height: Int { rotation % 180 == 0 ? codedHeight : shownCodedWidth }
 
     /// HLG or PQ: the clip is tone-mapped to SDR for the web.
     package var isHDR: Bool { transfer == "arib-std-b67" || transfer == "smpte2084" }
@@ -64,6 +74,11 @@ package struct VideoProbe: Sendable, Hashable {
             ?? 0
         hasAudio = answer.streams.contains { $0.codecType == "audio" }
         codec = video.codecName ?? "unknown"
+        // `4:3`; `0:1` or `N/A` when unknown, which is square.
+        let ratio = (video.sampleAspectRatio ?? "").split(separator: ":").compactMap { Double($0) }
+        if ratio.count == 2, ratio[0] > 0, ratio[1] > 0, (0.25...4).contains(ratio[0] / ratio[1]) {
+            sampleAspect = ratio[0] / ratio[1]
+        }
         transfer = video.colorTransfer
         let tags = answer.format?.tags ?? [:]
         creationTime = tags["com.apple.quicktime.creationdate"] ?? tags["creation_time"] ?? video.tags?["creation_time"]
@@ -88,6 +103,7 @@ package struct VideoProbe: Sendable, Hashable {
         var height: Int?
         var duration: String?
         var colorTransfer: String?
+        var sampleAspectRatio: String?
         var tags: [String: String]?
         var sideDataList: [SideData]?
         var disposition: Disposition?
@@ -97,6 +113,7 @@ package struct VideoProbe: Sendable, Hashable {
             case codecType = "codec_type"
             case codecName = "codec_name"
             case colorTransfer = "color_transfer"
+            case sampleAspectRatio = "sample_aspect_ratio"
             case sideDataList = "side_data_list"
         }
     }

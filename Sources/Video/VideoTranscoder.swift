@@ -14,28 +14,50 @@ package struct VideoTranscoder: Sendable {
     var ffmpeg = "ffmpeg"
     var ffprobe = "ffprobe"
 
-    /// ffmpeg and ffprobe from `PATH` with this machine's ffmpeg version; nil when either is
-    /// missing (a clip is then reported, not transcoded).
+    /// What looking for ffmpeg and ffprobe found.
+    package enum Located: Sendable {
+        case found(VideoTranscoder)
+        /// Either is not on `PATH`: clips are left out, each with a warning.
+        case missing
+        /// They are there but did not answer (`-version` failed or timed out): clips fail.
+        case broken(String)
+    }
+
+    /// ffmpeg and ffprobe from `PATH` with this machine's ffmpeg version.
+    package static func locate(settings: VideoSettings) -> Located {
+        var version = "unknown"
+        for tool in ["ffmpeg", "ffprobe"] {
+            do {
+                let answer = try ChildProcess(program: tool, arguments: ["-hide_banner", "-version"], timeLimit: 30)
+                    .run()
+                guard answer.status == 0 else {
+                    return .broken("`\(tool) -version` exited with \(answer.status)\(words(answer.errorTail))")
+                }
+                // `ffmpeg version 5.1.9-0+deb12u1 Copyright …`
+                let words = String(decoding: answer.output.prefix(200), as: UTF8.self).split(separator: " ")
+                if tool == "ffmpeg", words.count > 2, words[1] == "version" { version = String(words[2]) }
+            } catch {
+                if case .notFound = error { return .missing }
+                return .broken("`\(tool) -version` did not answer (\(error))")
+            }
+        }
+        return .found(
+            VideoTranscoder(recipe: VideoRecipe(settings: settings, ffmpegVersion: version), settings: settings))
+    }
+
+    /// ffmpeg and ffprobe, when both are there and answer.
     package static func located(settings: VideoSettings) -> VideoTranscoder? {
-        guard
-            let answer = try? ChildProcess(program: "ffmpeg", arguments: ["-hide_banner", "-version"], timeLimit: 30)
-                .run(), answer.status == 0,
-            let probe = try? ChildProcess(program: "ffprobe", arguments: ["-hide_banner", "-version"], timeLimit: 30)
-                .run(), probe.status == 0
-        else { return nil }
-        // `ffmpeg version 5.1.9-0+deb12u1 Copyright …`
-        let words = String(decoding: answer.output.prefix(200), as: UTF8.self).split(separator: " ")
-        let version = words.count > 2 && words[1] == "version" ? String(words[2]) : "unknown"
-        return VideoTranscoder(recipe: VideoRecipe(settings: settings, ffmpegVersion: version), settings: settings)
+        if case .found(let transcoder) = locate(settings: settings) { return transcoder }
+        return nil
     }
 
     /// What ffprobe says of `file`, checked against the limits.
-    package func probe(_ file: URL, name: String) throws(VideoError) -> VideoProbe {
+    package func probe(
+        _ file: URL, name: String, shouldStop: @escaping @Sendable () -> Bool = { false }
+    ) throws(VideoError) -> VideoProbe {
         let answer = try run(
-            ffprobe, VideoProbe.arguments(for: try Self.input(file, name: name)), timeLimit: 60, name: name
-        ) {
-            false
-        }
+            ffprobe, VideoProbe.arguments(for: try Self.input(file, name: name)), timeLimit: 60, name: name,
+            shouldStop: shouldStop)
         guard answer.status == 0, let probe = VideoProbe(ffprobeJSON: answer.output) else {
             throw VideoError(.unreadable, "\(name) is no video ffprobe can read\(Self.words(answer.errorTail))")
         }
@@ -55,9 +77,13 @@ package struct VideoTranscoder: Sendable {
 
     /// Writes the clip's poster frame to `target` (a PNG, upright, SDR): the frame a second in,
     /// or the middle one of a shorter clip.
-    package func writePoster(of file: URL, probe: VideoProbe, to target: URL, name: String) throws(VideoError) {
+    package func writePoster(
+        of file: URL, probe: VideoProbe, to target: URL, name: String,
+        shouldStop: @escaping @Sendable () -> Bool = { false }
+    ) throws(VideoError) {
         var filters = toneMapping(for: probe)
-        filters.append("format=rgb24")
+        // Square pixels: a clip stored squeezed (anamorphic) is shown at its display shape.
+        filters += ["scale=\(probe.width):\(probe.height)", "setsar=1", "format=rgb24"]
         let at = probe.duration >= 2 ? 1 : probe.duration / 2
         for seek in [at, 0] {
             let answer = try run(
@@ -65,10 +91,10 @@ package struct VideoTranscoder: Sendable {
                 [
                     "-nostdin", "-v", "error", "-y", "-threads", "1", "-ss", String(format: "%.3f", seek),
                 ] + (try Self.input(file, name: name))
-                    + ["-map", "0:v:0", "-frames:v", "1", "-vf", filters.joined(separator: ","), "-map_metadata", "-1"]
-                    + ["-f", "image2", "-c:v", "png", target.path],
-                timeLimit: min(settings.timeLimit, 300), name: name
-            ) { false }
+                    // `V`, not `v`: the clip's own video, never a cover picture stored beside it.
+                    + ["-map", "0:V:0", "-frames:v", "1", "-vf", filters.joined(separator: ","), "-map_metadata", "-1"]
+                    + ["-f", "image2", "-update", "1", "-c:v", "png", target.path],
+                timeLimit: min(settings.timeLimit, 300), name: name, shouldStop: shouldStop)
             if answer.status == 0, let status = FileStatus(target), status.size > 0 { return }
             if seek == 0 {
                 throw VideoError(.transcode, "ffmpeg made no poster of \(name)\(Self.words(answer.errorTail))")
@@ -94,6 +120,18 @@ package struct VideoTranscoder: Sendable {
         var made: [Rendition] = []
         let outputs = recipe.formats.filter { stems[$0] != nil }.count * outputSizes(for: probe).count
         var finished = 0
+        // video.time_limit is the clip's, all its videos together.
+        let clock = ContinuousClock()
+        let started = clock.now
+        // A clip that fails leaves none of its videos: they would be files no record names.
+        var succeeded = false
+        defer {
+            if !succeeded {
+                for file in made {
+                    try? FileManager.default.removeItem(at: directory.appendingPathComponent(file.path))
+                }
+            }
+        }
         for format in recipe.formats {
             guard let stem = stems[format] else { continue }
             for size in outputSizes(for: probe) {
@@ -108,17 +146,26 @@ package struct VideoTranscoder: Sendable {
                 defer { try? FileManager.default.removeItem(at: partial) }
                 var filters = toneMapping(for: probe)
                 filters += ["scale=\(size.width):\(size.height)", "setsar=1", "format=yuv420p"]
+                let remaining = settings.timeLimit - (clock.now - started).seconds
+                guard remaining > 0 else {
+                    throw VideoError(
+                        .transcode,
+                        "ffmpeg ran past video.time_limit (\(Self.seconds(settings.timeLimit))) on \(name) and was stopped"
+                    )
+                }
                 let answer = try run(
                     ffmpeg,
                     ["-nostdin", "-v", "error", "-y", "-threads", "1"] + (try Self.input(file, name: name))
-                        + ["-map", "0:v:0"]
+                        // `V`: the clip's own video, not a cover picture; never longer than
+                        // video.max_duration, whatever the file's header says of its length.
+                        + ["-map", "0:V:0", "-t", String(Int(settings.maxDuration))]
                         + (recipe.audio && probe.hasAudio ? ["-map", "0:a:0?"] : ["-an"])
                         + ["-vf", filters.joined(separator: ",")] + Self.codecArguments(for: format)
                         + ["-map_metadata", "-1", "-map_metadata:s:v", "-1", "-map_metadata:s:a", "-1"]
                         + ["-map_chapters", "-1", "-fflags", "+bitexact", "-flags:v", "+bitexact"]
                         + ["-flags:a", "+bitexact", "-progress", "pipe:1", "-nostats"]
                         + ["-f", format.rawValue, partial.path],
-                    timeLimit: settings.timeLimit, name: name, shouldStop: shouldStop, onOutput: meter.read)
+                    timeLimit: remaining, name: name, shouldStop: shouldStop, onOutput: meter.read)
                 finished += 1
                 progress(Double(finished) * share)
                 guard answer.status == 0 else {
@@ -138,6 +185,7 @@ package struct VideoTranscoder: Sendable {
                 }
             }
         }
+        succeeded = true
         return made
     }
 
@@ -204,6 +252,10 @@ package struct VideoTranscoder: Sendable {
                 throw VideoError(.stopped, "the build was interrupted while \(program) worked on \(name)")
             case .outputTooLarge(let limit):
                 throw VideoError(.unreadable, "\(program) said more than \(limit) bytes of \(name)")
+            case .notStarted(let program, let code):
+                throw VideoError(.transcode, "\(program) could not be started (\(String(cString: strerror(code))))")
+            case .lost(let code):
+                throw VideoError(.transcode, "lost \(program)'s output on \(name) (\(String(cString: strerror(code))))")
             }
         }
     }

@@ -297,6 +297,31 @@ final class LoaderFixture: Sendable {
         try await fixture.close()
     }
 
+    @Test func aClipsBoundIsForClipsByTheirBytesWhateverTheirTypeOrName() async throws {
+        let clip = Array(Data([0, 0, 0, 20]) + Data("ftypisom".utf8) + Data(repeating: 7, count: 3000))
+        let fixture = try await LoaderFixture { request in
+            switch request.path {
+            // An image dressed as a clip, by its type and by its name.
+            case "/dressed", "/photo.mp4":
+                .init(headers: [("Content-Type", "video/mp4")], body: TestPhotos.jpeg(10))
+            // A clip under a type that says nothing, larger than max_image_bytes.
+            default: .init(headers: [("Content-Type", "application/octet-stream")], body: clip)
+            }
+        }
+        let loader = fixture.loader {
+            $0.maxImageBytes = 500
+            $0.maxVideoBytes = 100_000
+        }
+        for path in ["/dressed", "/photo.mp4"] {
+            let error = await #expect(throws: LoadingError.self) { try await loader.original(for: fixture.url(path)) }
+            #expect(error?.code == .tooLarge && error?.message.contains("max_image_bytes (500)") == true, "\(path)")
+        }
+        let original = try await loader.original(for: fixture.url("/generic"))
+        #expect(original.byteCount == Int64(clip.count), "the bytes said it is a clip: video.max_bytes applies")
+        #expect(fixture.leftovers.isEmpty)
+        try await fixture.close()
+    }
+
     @Test func aDownServerMeansTheStaleCopyWithAWarning() async throws {
         let fixture = try await LoaderFixture { _ in .photo(11) }
         let first = try await fixture.loader().original(for: fixture.url("/s.jpg"))

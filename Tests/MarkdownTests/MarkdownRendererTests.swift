@@ -11,6 +11,19 @@ import Testing
         #expect(html.contains("<del>old</del>"))
     }
 
+    @Test func textsRenderedAtOnceOnManyThreadsEachKeepTheirStrikethrough() async {
+        let lost = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    (0..<150).filter { _ in !MarkdownRenderer().html(from: "~~old~~ new").contains("<del>old</del>") }
+                        .count
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(lost == 0)
+    }
+
     @Test func escapesRawHTMLByDefault() {
         let html = MarkdownRenderer().html(
             from: "Hi <script>alert(1)</script> there\n\n<div onclick=\"x()\">block</div>\n")

@@ -17,6 +17,8 @@ public enum TestClip {
         case variableFrameRate
         /// 320x180 H.264 `.mp4` tagged HLG (BT.2020, `arib-std-b67`): the tags are what is read.
         case hlgMP4
+        /// 320x180 H.264 `.mp4` tagged PQ (BT.2020, `smpte2084`), as HDR10 is.
+        case pqMP4
         /// ``plainMP4`` cut off after its first 3,000 bytes.
         case truncated
         /// 1280x720 H.264, a minute with no sound, made fast: a transcode of it takes a while.
@@ -62,6 +64,11 @@ public enum TestClip {
                 pattern + ["testsrc2=size=320x180:rate=25:duration=1"]
                     + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-color_primaries", "bt2020"]
                     + ["-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", file.path])
+        case .pqMP4:
+            try ffmpeg(
+                pattern + ["testsrc2=size=320x180:rate=25:duration=1"]
+                    + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-color_primaries", "bt2020"]
+                    + ["-color_trc", "smpte2084", "-colorspace", "bt2020nc", file.path])
         case .long:
             try ffmpeg(
                 pattern + ["testsrc2=size=1280x720:rate=30:duration=60"]
@@ -81,6 +88,7 @@ public enum TestClip {
         case .silentMP4: "silent.mp4"
         case .variableFrameRate: "vfr.mp4"
         case .hlgMP4: "hlg.mp4"
+        case .pqMP4: "pq.mp4"
         case .truncated: "broken.mp4"
         case .long: "long.mp4"
         }

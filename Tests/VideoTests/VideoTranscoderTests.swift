@@ -100,6 +100,60 @@ import Testing
         }
     }
 
+    @Test func aSqueezedClipIsShownAtItsDisplayShape() throws {
+        let transcoder = try transcoder()
+        let clip = folder.file("hdv.mp4")
+        let run = try CommandRun.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=240x180:rate=25:duration=1"]
+                + ["-vf", "setsar=4/3", "-c:v", "libx264", "-pix_fmt", "yuv420p", clip.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let probe = try transcoder.probe(clip, name: "hdv.mp4")
+        #expect((probe.codedWidth, probe.width, probe.height) == (240, 320, 180))
+        let made = try transcoder.transcode(
+            clip, probe: probe, stems: [.mp4: "a"], into: folder.url, name: "hdv.mp4", shouldStop: { false })
+        #expect(made.map { [$0.width, $0.height] } == [[320, 180]])
+        let video = try #require(stream(try TestClip.probe(folder.file(made[0].path)), "video"))
+        #expect(video["sample_aspect_ratio"] as? String == "1:1" && video["width"] as? Int == 320)
+        let poster = folder.file("poster.png")
+        try transcoder.writePoster(of: clip, probe: probe, to: poster, name: "hdv.mp4")
+        let bytes = try Data(contentsOf: poster)
+        #expect(bytes[16..<20].reduce(0) { $0 << 8 | Int($1) } == 320)
+    }
+
+    @Test func theClipsOwnVideoIsMadeNeverACoverPictureStoredBeforeIt() throws {
+        let transcoder = try transcoder()
+        let plain = try TestClip.make(.plainMP4, in: folder.url)
+        let cover = folder.file("cover.png")
+        try TestImage(width: 64, height: 64, fill: TestImage.Color(200, 30, 30)).savePNG(to: cover)
+        let covered = folder.file("covered.mp4")
+        let run = try CommandRun.run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            ["-nostdin", "-v", "error", "-y", "-i", cover.path, "-i", plain.path, "-map", "0", "-map", "1"]
+                + ["-c", "copy", "-disposition:v:0", "attached_pic", covered.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let probe = try transcoder.probe(covered, name: "covered.mp4")
+        #expect((probe.width, probe.height) == (320, 240), "the clip's stream, not the 64x64 cover")
+        let made = try transcoder.transcode(
+            covered, probe: probe, stems: [.mp4: "c"], into: folder.url, name: "covered.mp4", shouldStop: { false })
+        let output = try TestClip.probe(folder.file(made[0].path))
+        let video = try #require(stream(output, "video"))
+        #expect(video["width"] as? Int == 320 && video["height"] as? Int == 240, "\(video)")
+        #expect(Int(video["nb_frames"] as? String ?? "") ?? 0 > 40, "the moving clip, not a still picture")
+    }
+
+    @Test func aClipWhoseHeaderHidesItsLengthIsStillCutAtTheLimit() throws {
+        let cut = try transcoder { $0.maxDuration = 1 }
+        let clip = try TestClip.make(.plainMP4, in: folder.url)
+        var probe = try transcoder().probe(clip, name: "clip.mp4")
+        probe.duration = 0  // as a header that says nothing of it would read
+        let made = try cut.transcode(
+            clip, probe: probe, stems: [.mp4: "t"], into: folder.url, name: "clip.mp4", shouldStop: { false })
+        let output = try TestClip.probe(folder.file(made[0].path))
+        let duration = Double((output["format"] as? [String: Any])?["duration"] as? String ?? "") ?? 0
+        #expect(duration > 0.5 && duration < 1.2, "\(duration)")
+    }
+
     @Test func aVariableFrameRateClipKeepsItsLength() throws {
         let transcoder = try transcoder()
         let clip = try TestClip.make(.variableFrameRate, in: folder.url)
@@ -111,15 +165,15 @@ import Testing
         #expect(abs(duration - probe.duration) < 0.2, "\(duration) against \(probe.duration)")
     }
 
-    @Test func anHLGClipIsToneMappedToSDR() throws {
+    @Test(arguments: [TestClip.Kind.hlgMP4, .pqMP4]) func anHDRClipIsToneMappedToSDR(_ kind: TestClip.Kind) throws {
         let transcoder = try transcoder()
-        let clip = try TestClip.make(.hlgMP4, in: folder.url)
+        let clip = try TestClip.make(kind, in: folder.url)
         let probe = try transcoder.probe(clip, name: "hlg.mp4")
         #expect(probe.isHDR)
         let made = try transcoder.transcode(
             clip, probe: probe, stems: [.mp4: "h"], into: folder.url, name: "hlg.mp4", shouldStop: { false })
         let video = try #require(stream(try TestClip.probe(folder.file(made[0].path)), "video"))
-        #expect(video["color_transfer"] as? String != "arib-std-b67")
+        #expect(!["arib-std-b67", "smpte2084"].contains(video["color_transfer"] as? String ?? ""))
         let poster = folder.file("poster.png")
         try transcoder.writePoster(of: clip, probe: probe, to: poster, name: "hlg.mp4")
         #expect(try Data(contentsOf: poster).starts(with: [0x89, 0x50, 0x4E, 0x47]))

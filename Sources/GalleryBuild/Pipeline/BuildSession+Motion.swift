@@ -15,8 +15,9 @@ extension BuildSession {
             return (photo.index, motion)
         }
         guard !wanted.isEmpty else { return }
-        var made: [Int: Result<RenditionStore.Outcome, any Error>] = [:]
-        await withTaskGroup(of: (Int, Result<RenditionStore.Outcome, any Error>).self) { group in
+        typealias Made = Result<(original: Original, outcome: RenditionStore.Outcome), any Error>
+        var made: [Int: Made] = [:]
+        await withTaskGroup(of: (Int, Made).self) { group in
             var running = 0
             for (index, motion) in wanted {
                 if running >= max(4, options.concurrency ?? config.concurrency), let (done, result) = await group.next()
@@ -37,7 +38,7 @@ extension BuildSession {
                         guard outcome.image.video != nil else {
                             throw MotionProblem(message: "not a clip")
                         }
-                        return (index, .success(outcome))
+                        return (index, .success((original, outcome)))
                     } catch {
                         return (index, .failure(error))
                     }
@@ -52,7 +53,8 @@ extension BuildSession {
                     context.outcomes[index], let result = made[index]
             else { continue }
             switch result {
-            case .success(let outcome):
+            case .success(let (clip, outcome)):
+                context.motionOriginals.append(clip)
                 image.motion = outcome.image.videos.map { file in
                     var file = file
                     file.path = PublicImages.path(of: file)
@@ -61,7 +63,7 @@ extension BuildSession {
                 context.outcomes[index] = .done(
                     original: original, image: image, wasProcessed: wasProcessed, warnings: warnings,
                     imagingWarnings: imagingWarnings)
-                if outcome.wasProcessed, let clip = outcome.original, processed.insert(clip.sha256).inserted {
+                if outcome.wasProcessed, processed.insert(clip.sha256).inserted {
                     context.report.counts.processed += 1
                     context.report.counts.footageSeconds += outcome.image.video?.duration ?? 0
                 }

@@ -34,12 +34,15 @@ extension BuildSession {
     /// Makes sure the remote tier holds the URL record and the thumbnail set of every photo of
     /// this shard: those this build downloaded or made are there already; those its local
     /// cache had are asked about, and written if missing. Throws when the tier could not take
-    /// them all: the shard's work would be lost, and its job should say so.
-    func shareMissing(_ outcomes: [Int: PhotoOutcome], shard: Shard) async throws(BuildError) {
-        let originals = outcomes.values.compactMap { outcome -> Original? in
-            guard case .done(let original, _, _, _, _) = outcome else { return nil }
-            return original
-        }
+    /// them all: the shard's work would be lost, and its job should say so. Live Photos'
+    /// `motions` go with them.
+    func shareMissing(_ outcomes: [Int: PhotoOutcome], motions: [Original] = [], shard: Shard) async throws(BuildError)
+    {
+        let originals =
+            outcomes.values.compactMap { outcome -> Original? in
+                guard case .done(let original, _, _, _, _) = outcome else { return nil }
+                return original
+            } + motions
         let width = max(1, options.perHost ?? config.perHost)
         await withTaskGroup(of: Void.self) { [http, renditions] group in
             for (offset, original) in originals.enumerated() {

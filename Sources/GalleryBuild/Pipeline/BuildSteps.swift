@@ -22,6 +22,9 @@ struct BuildContext {
     /// With the files the last build published as the build store recorded them.
     var previousManifest: Task<([String]?, Double, PublishedFiles?), Never>?
     var outcomes: [Int: PhotoOutcome] = [:]
+    /// The originals of the Live Photos' motions (``BuildSession/makeMotions(_:)``), for a shard
+    /// to hand to the remote cache.
+    var motionOriginals: [Original] = []
     /// What visitors can download (`downloads:`).
     var downloads = PlannedDownloads()
     /// The output being staged, from the render step on.
@@ -182,7 +185,7 @@ extension BuildSession {
     /// shard is done.
     private func shareShard(_ context: inout BuildContext) async throws(BuildError) {
         guard let shard = options.shard else { return }
-        try await shareMissing(context.outcomes, shard: shard)
+        try await shareMissing(context.outcomes, motions: context.motionOriginals, shard: shard)
         context.isDone = true
     }
 

@@ -94,7 +94,8 @@ extension RenditionStore {
                 throw ThumbnailSetCheck.Rejection("was truncated", rendition.fileName)
             }
             let end = offset + Int(rendition.byteCount)
-            let data = Data(payload[offset..<end])
+            // A slice of the payload, not a copy: a clip's set may be a few hundred megabytes.
+            let data = payload[offset..<end]
             try ThumbnailSetCheck.verify(data, as: rendition, name: rendition.fileName)
             contents.append(data)
             offset = end

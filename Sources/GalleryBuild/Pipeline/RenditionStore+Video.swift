@@ -16,14 +16,22 @@ extension RenditionStore {
         return ImageSniffer.videoType(of: (try? handle.read(upToCount: 16)) ?? Data()) != nil
     }
 
-    /// ffmpeg and ffprobe with the site's `video:` settings; nil when they are not installed.
+    /// ffmpeg and ffprobe with the site's `video:` settings, looked for once (not under the lock:
+    /// two clips met at once may both look); ffmpeg that did not answer is asked again for the
+    /// next clip.
+    var transcoderState: VideoTranscoder.Located {
+        if let known = locatedTranscoder.withLock({ $0 }) { return known }
+        let located = VideoTranscoder.locate(settings: videoSettings)
+        if case .broken = located { return located }
+        locatedTranscoder.withLock { $0 = located }
+        return located
+    }
+
+    /// ffmpeg and ffprobe with the site's `video:` settings; nil when they are not there or do
+    /// not answer.
     var transcoder: VideoTranscoder? {
-        locatedTranscoder.withLock { located in
-            if case .some(let transcoder) = located { return transcoder }
-            let transcoder = VideoTranscoder.located(settings: videoSettings)
-            located = .some(transcoder)
-            return transcoder
-        }
+        if case .found(let transcoder) = transcoderState { return transcoder }
+        return nil
     }
 
     /// This build's video recipe and the stems of the videos of the clip `originalSHA256`, for
@@ -45,9 +53,12 @@ extension RenditionStore {
     /// Probes the clip, makes its poster's thumbnails and its videos, and hashes them; the
     /// transcode is stopped when the build is interrupted.
     func clipSet(of original: Original, stems: [ImageFormat: String]) async throws -> (ProcessedImage, [String]) {
-        guard let transcoder else {
-            throw VideoError(
-                .toolMissing, "a clip, and ffmpeg is not installed (Debian: apt install ffmpeg)")
+        let transcoder: VideoTranscoder
+        switch transcoderState {
+        case .found(let found): transcoder = found
+        case .missing:
+            throw VideoError(.toolMissing, "a clip, and ffmpeg is not installed (Debian: apt install ffmpeg)")
+        case .broken(let problem): throw VideoError(.transcode, "a clip, and ffmpeg does not answer: \(problem)")
         }
         let videoStems = videoStems(of: original.sha256, recipe: transcoder.recipe)
         let file = original.file
@@ -59,16 +70,26 @@ extension RenditionStore {
             try await pool.run { [processor] in
                 defer { footage.end(clip) }
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let probe = try transcoder.probe(file, name: "the clip")
+                let probe = try transcoder.probe(file, name: "the clip", shouldStop: { stopped.isSet })
                 footage.begin(clip, seconds: probe.duration)
                 let poster = AtomicFile.temporaryURL(for: directory.appendingPathComponent("poster.png"))
                 defer { try? FileManager.default.removeItem(at: poster) }
-                try transcoder.writePoster(of: file, probe: probe, to: poster, name: "the clip")
+                try transcoder.writePoster(
+                    of: file, probe: probe, to: poster, name: "the clip", shouldStop: { stopped.isSet })
                 var (image, warnings) = try processor.process(
                     poster, named: "the clip's poster", stems: stems, into: directory)
-                image.renditions += try transcoder.transcode(
-                    file, probe: probe, stems: videoStems, into: directory, name: "the clip",
-                    shouldStop: { stopped.isSet }, progress: { footage.advance(clip, to: $0) })
+                do {
+                    image.renditions += try transcoder.transcode(
+                        file, probe: probe, stems: videoStems, into: directory, name: "the clip",
+                        shouldStop: { stopped.isSet }, progress: { footage.advance(clip, to: $0) })
+                } catch {
+                    // A clip that fails leaves no file its record does not name: its poster's
+                    // thumbnails go too (its videos went in the transcoder).
+                    for rendition in image.renditions {
+                        try? FileManager.default.removeItem(at: directory.appendingPathComponent(rendition.fileName))
+                    }
+                    throw error
+                }
                 image.video = VideoDetails(
                     duration: probe.duration, hasAudio: probe.hasAudio && transcoder.recipe.audio,
                     recipe: transcoder.recipe.fingerprint)
@@ -129,11 +150,11 @@ final class FootageMeter: Sendable {
         }
     }
 
+    /// Told under the lock, so that the display never hears an older figure after a newer one.
     private func update(_ change: (inout Tally) -> Void) {
-        let (done, total) = tally.withLock { tally in
+        tally.withLock { tally in
             change(&tally)
-            return (tally.finished + tally.running.values.reduce(0) { $0 + $1.done }, tally.total)
+            changed(tally.finished + tally.running.values.reduce(0) { $0 + $1.done }, tally.total)
         }
-        changed(done, total)
     }
 }

@@ -36,7 +36,7 @@ final class RenditionStore: Sendable {
     /// The site's `video:` settings.
     let videoSettings: VideoSettings
     /// ffmpeg and ffprobe, looked for when the first clip is met (a site of photos never runs them).
-    let locatedTranscoder = Mutex<VideoTranscoder??>(nil)
+    let locatedTranscoder = Mutex<VideoTranscoder.Located?>(nil)
     /// The footage transcoded so far, for the progress display.
     let footage: FootageMeter
 

@@ -92,12 +92,17 @@ final class SiteSeed: Sendable {
         guard ThumbnailSetCheck.hasExpectedNames(published, stems: stems, widths: configured, video: video) else {
             return nil
         }
+        // Held until every file has arrived and checked: a set the remote cache could not hold
+        // is made here instead.
+        guard published.renditions.reduce(0, { $0 + $1.byteCount }) <= Int64(RemoteCache.maxObjectBytes) else {
+            return nil
+        }
         var image = published
         var files: [(Data, URL)] = []
         do {
             for index in image.renditions.indices {
                 let rendition = image.renditions[index]
-                let limit = rendition.format.isVideo ? RemoteCache.maxObjectBytes : Self.maxFileBytes
+                let limit = rendition.format.isVideo ? Int(rendition.byteCount) : Self.maxFileBytes
                 let data = try await fetch(rendition.path, limit: limit)
                 try ThumbnailSetCheck.verify(data, as: rendition, name: rendition.path)
                 files.append((data, directory.appendingPathComponent(rendition.fileName)))

@@ -29,8 +29,9 @@ enum ThumbnailSetCheck {
     ) -> Bool {
         var expected = expectedNames(stems: stems, widths: widths, originalWidth: image.width)
         if let details = image.video {
-            guard let video = video(), details.recipe == video.recipe.fingerprint, details.duration.isFinite,
-                details.duration >= 0
+            // The length goes into pages: within what `video.max_duration` may ever allow.
+            guard let video = video(), details.recipe == video.recipe.fingerprint,
+                (0...86_400).contains(details.duration)
             else { return false }
             expected.formUnion(video.recipe.fileNames(stems: video.stems, width: image.width, height: image.height))
         }

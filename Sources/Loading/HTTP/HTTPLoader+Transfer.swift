@@ -116,14 +116,20 @@ extension HTTPLoader {
         if expectsImage, let contentType, !Self.mayBeImage(contentType: contentType) {
             throw LoadingError(.notAnImage, url: url, "the server sent \(contentType), not an image or a video")
         }
-        // A clip has its own bound: known by its type or its name before the body, by its first
-        // bytes once they arrive.
+        // A clip has its own bound. Before the body, its type or name say which applies (an
+        // image's type, the image's; a clip's type or name, the clip's; a type that says neither,
+        // the larger); its first bytes decide once they arrive, both ways.
         var limit = BodyLimit(
             isVideo: expectsImage && Self.mayBeVideo(contentType: contentType, url: url), configuration: configuration)
+        let isGeneric = expectsImage && !limit.isVideo && !Self.isImage(contentType: contentType)
         let expectedLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
-        if let expectedLength, expectedLength > limit.bytes {
+        if let expectedLength, expectedLength > limit.bytes,
+            !isGeneric || expectedLength > max(configuration.maxImageBytes, configuration.maxVideoBytes)
+        {
             throw LoadingError(.tooLarge, url: url, "the \(noun) is \(expectedLength) bytes, over \(limit)")
         }
+        var sniffed = !expectsImage
+        if isGeneric { limit.bytes = max(configuration.maxImageBytes, configuration.maxVideoBytes) }
         let file = cache.temporaryFile()
         let descriptor = open(file.path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -142,6 +148,16 @@ extension HTTPLoader {
                 for try await buffer in response.body {
                     meter.received(buffer.readableBytes)
                     received += Int64(buffer.readableBytes)
+                    if !sniffed, received >= 16 {
+                        sniffed = true
+                        let head = prefix + Array(buffer.readableBytesView.prefix(max(0, 16 - prefix.count)))
+                        limit = BodyLimit(
+                            isVideo: ImageSniffer.videoType(of: head) != nil, configuration: configuration)
+                        if let expectedLength, expectedLength > limit.bytes {
+                            throw LoadingError(
+                                .tooLarge, url: url, "the \(noun) is \(expectedLength) bytes, over \(limit)")
+                        }
+                    }
                     if received > limit.bytes {
                         throw LoadingError(.tooLarge, url: url, "the body passed \(limit); stopped")
                     }
@@ -149,9 +165,6 @@ extension HTTPLoader {
                         hasher.update(bufferPointer: bytes)
                         try Self.writeAll(bytes, to: descriptor, path: file.path)
                         if prefix.count < 16 { prefix += bytes.prefix(16 - prefix.count) }
-                    }
-                    if expectsImage, prefix.count >= 16, !limit.isVideo, ImageSniffer.videoType(of: prefix) != nil {
-                        limit = BodyLimit(isVideo: true, configuration: configuration)
                     }
                     if expectsImage, prefix.count >= 16, !ImageSniffer.isMedia(prefix) {
                         throw LoadingError(
@@ -260,6 +273,11 @@ extension HTTPLoader {
         let type = contentType.split(separator: ";").first?.trimmingWhitespace().lowercased() ?? ""
         return type.hasPrefix("image/") || type.hasPrefix("video/") || type == "application/octet-stream"
             || type == "binary/octet-stream" || type.isEmpty
+    }
+
+    /// An `image/` type.
+    static func isImage(contentType: String?) -> Bool {
+        contentType?.trimmingWhitespace().lowercased().hasPrefix("image/") == true
     }
 
     /// A `video/` type, or a name ending like a clip's (`.mp4`, `.mov`…).

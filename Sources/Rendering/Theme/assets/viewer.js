@@ -14,10 +14,17 @@
   var rtl = (doc.documentElement.getAttribute("dir") || "").toLowerCase() === "rtl";
   var back = rtl ? "ArrowRight" : "ArrowLeft";
 
+  /* A key meant for a video's own controls (seeking, the volume) or a form's. */
+  function forControls(event) {
+    var target = event.target;
+    return !!(target && target.closest && target.closest("video, audio, input, select, textarea"));
+  }
+
   /* On a photo page: the arrow keys follow its previous and next links, Escape its way back. */
   if (doc.body && doc.body.classList.contains("photo-page")) {
     doc.addEventListener("keydown", function (event) {
       if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
+      if (forControls(event)) return;
       var key = event.key === "ArrowLeft" || event.key === "ArrowRight" ? (event.key === back ? "prev" : "next") : event.key;
       var selector = { prev: 'a[rel="prev"]', next: 'a[rel="next"]', Escape: "a.back" }[key];
       var link = selector && doc.querySelector(".photo-nav " + selector);
@@ -94,7 +101,7 @@
   dialog.tabIndex = -1;
   dialog.setAttribute("aria-label", words.viewer || "Photo viewer");
   /* One frame holds it all: what goes full screen (a dialog itself may not). */
-  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""><video controls playsinline preload="none" hidden></video><video class="motion" muted playsinline preload="none" hidden></video></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
+  dialog.innerHTML = '<div class="frame"><div class="stage"><img alt=""><video controls playsinline preload="none" hidden></video><video class="motion" muted playsinline preload="none" aria-hidden="true" hidden></video></div><div class="said" hidden><h2 class="said-title"></h2><div class="said-body"></div></div>' +
     '<div class="bar">' +
     '<button type="button" class="prev" aria-label="Previous photo">\u2190</button>' +
     '<p class="caption"><a></a> <span class="position"></span></p>' +
@@ -176,6 +183,8 @@
     playButton.setAttribute("aria-pressed", "true");
     playButton.textContent = "\u275A\u275A";
     slideshow = setInterval(function () {
+      /* A clip plays to its end first. */
+      if (current >= 0 && photos[current].clip && player.getAttribute("src") && !player.ended) return;
       if (current < 0 || current >= photos.length - 1) stopSlideshow();
       else move(1);
     }, 4000);
@@ -420,7 +429,9 @@
   /* The file of the clip to play: the most compact format the browser plays, at the smallest
      height that is sharp where it is drawn. */
   function clipFile(photo, list) {
-    var playable = (list || photo.clip).filter(function (file) { return player.canPlayType(file.type); });
+    var playable = (list || photo.clip).filter(function (file) {
+      return player.canPlayType(file.type + (codecs[file.type] || "")) && failed.indexOf(file.type) < 0;
+    });
     if (!playable.length) playable = list || photo.clip;
     var list = playable.filter(function (file) { return file.type === playable[0].type; })
       .sort(function (a, b) { return a.height - b.height; });
@@ -430,6 +441,19 @@
     for (var i = 0; i < list.length; i++) if (list[i].height >= needed) return list[i];
     return list[list.length - 1];
   }
+
+  /* What the build makes (H.264 with AAC, VP9 with Opus): a browser that cannot decode one is
+     given the other, and a file that fails to play makes its format be passed over from then on. */
+  var codecs = { "video/mp4": '; codecs="avc1.640028, mp4a.40.2"', "video/webm": '; codecs="vp9, opus"' };
+  var failed = [];
+  player.addEventListener("error", function () {
+    var photo = photos[current];
+    var type = photo && photo.clip && (photo.clip.filter(function (file) { return file.url === player.src; })[0] || {}).type;
+    if (!type || failed.indexOf(type) >= 0) return;
+    failed.push(type);
+    var next = clipFile(photo);
+    if (next.type !== type) { player.src = next.url; var playing = player.play(); if (playing && playing.catch) playing.catch(function () {}); }
+  });
 
   /* Stops a clip or a motion and its transfer (a video's download ends only when its source goes). */
   function stopClip(video) {
@@ -464,14 +488,20 @@
   });
   liveButton.addEventListener("mouseenter", playMotion);
   liveButton.addEventListener("mouseleave", function () { stopClip(motion); });
-  /* A finger held on the photo plays it; lifted, the still again. */
-  var hold = null;
+  /* A finger held still on the photo plays it; lifted (anywhere), or moved, the still again. */
+  var hold = null, held = null;
   stage.addEventListener("pointerdown", function (event) {
-    if (event.pointerType !== "mouse") hold = setTimeout(playMotion, 250);
+    if (event.pointerType === "mouse") return;
+    held = { x: event.clientX, y: event.clientY };
+    hold = setTimeout(playMotion, 300);
+  });
+  stage.addEventListener("pointermove", function (event) {
+    if (held && Math.hypot(event.clientX - held.x, event.clientY - held.y) > 10) clearTimeout(hold);
   });
   ["pointerup", "pointercancel"].forEach(function (name) {
-    stage.addEventListener(name, function (event) {
+    window.addEventListener(name, function (event) {
       clearTimeout(hold);
+      held = null;
       if (event.pointerType !== "mouse") stopClip(motion);
     });
   });
@@ -658,6 +688,7 @@
     if (!dialog.open || closing || event.altKey || event.ctrlKey || event.metaKey) return;
     /* Enter or Space on a button is that button's click (the slideshow's own included). */
     if ((event.key === "Enter" || event.key === " ") && event.target && event.target.tagName === "BUTTON") return;
+    if (forControls(event)) return;
     stopSlideshow();
     if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
       event.preventDefault();
@@ -682,6 +713,8 @@
   stage.addEventListener("pointerdown", function (event) {
     if (closing) return;
     stopSlideshow();
+    /* A clip's own controls (its seek bar) take the drags and taps made on it. */
+    if (event.target === player) return;
     lastPointer = event.pointerType;
     /* A gesture starts with its first finger: one lifted outside the stage is not counted on. */
     if (event.isPrimary) pointers = {};
