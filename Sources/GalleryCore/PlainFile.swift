@@ -51,6 +51,14 @@ package enum PlainFile {
         return (descriptor, Int64(info.st_size))
     }
 
+    /// The first `count` bytes of the plain file `url` (fewer when it is shorter): what its kind is
+    /// told by (``MediaKind/videoContainer(of:)``); nil when it cannot be read.
+    package static func head(of url: URL, count: Int = 16) -> Data? {
+        guard let (descriptor, _) = try? openWithSize(url) else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        return try? handle.read(upToCount: count) ?? Data()
+    }
+
     /// The whole of the plain file `url`, at most `limit` bytes.
     package static func read(_ url: URL, limit: Int64 = .max) throws(Failure) -> Data {
         let (descriptor, size) = try openWithSize(url)

@@ -19,11 +19,7 @@ struct LocalFileSource: Sendable {
         let size = status.size
         if size > maxImageBytes {
             // A clip is bounded by video.max_bytes; its first bytes say whether it is one.
-            let isVideo =
-                (try? FileHandle(forReadingFrom: file)).map { handle in
-                    defer { try? handle.close() }
-                    return ImageSniffer.videoType(of: (try? handle.read(upToCount: 16)) ?? Data()) != nil
-                } == true
+            let isVideo = PlainFile.head(of: file).flatMap(ImageSniffer.videoType(of:)) != nil
             let (limit, name) = isVideo ? (maxVideoBytes, "video.max_bytes") : (maxImageBytes, "max_image_bytes")
             guard size <= limit else {
                 throw LoadingError(

@@ -31,6 +31,8 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
     var duration: String
     /// `PT7S`, for `<time datetime>` and structured data.
     var durationISO: String
+    /// What the viewer reads from the tile's `data-video` (``viewerList(_:prefix:)``).
+    var viewerList: String
 
     /// `nil` for a photo.
     init?(image: ProcessedImage, prefix: String) {
@@ -43,6 +45,7 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
         let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
         duration = hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
         durationISO = "PT\(seconds)S"
+        viewerList = Self.viewerList(image.videos, prefix: prefix) ?? ""
     }
 
     /// Whole seconds of a length, never trapping on a value no clip has (a day at most: the
@@ -51,17 +54,13 @@ struct ClipViewModel: Sendable, MustacheParent, Encodable {
         duration.isFinite ? Int(min(86_400, max(0, duration)).rounded()) : 0
     }
 
-    /// What the viewer reads from the tile's `data-video`: `address type height` per file, comma
-    /// separated (addresses are content names: no space, no comma).
-    var viewerList: String {
-        sources.map { "\($0.src) \($0.type) \(min($0.width, $0.height))" }.joined(separator: ", ")
-    }
-
-    /// ``viewerList`` of a Live Photo's motion (the tile's `data-motion`); nil for a photo without.
-    static func viewerList(ofMotion files: [Rendition], prefix: String) -> String? {
+    /// What the viewer reads from a tile's `data-video` (a clip's videos) or `data-motion` (a Live
+    /// Photo's, ``ProcessedImage/motion``): `address type height` per file, comma separated
+    /// (addresses are content names: no space, no comma), in ``ProcessedImage/videos``' order;
+    /// nil for none.
+    static func viewerList(_ files: [Rendition], prefix: String) -> String? {
         guard !files.isEmpty else { return nil }
-        return files.sorted { ($0.format, $0.height) < ($1.format, $1.height) }
-            .map { "\(prefix)\($0.path) \($0.format.mimeType) \(min($0.width, $0.height))" }
+        return files.map { "\(prefix)\($0.path) \($0.format.mimeType) \(min($0.width, $0.height))" }
             .joined(separator: ", ")
     }
 

@@ -145,7 +145,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
                     type: format.mimeType, srcset: Self.srcset(byFormat[format] ?? [], prefix: prefix), sizes: sizes)
             },
             clip: ClipViewModel(image: image, prefix: prefix),
-            motion: ClipViewModel.viewerList(ofMotion: image.motion, prefix: prefix)
+            motion: ClipViewModel.viewerList(image.motion, prefix: prefix)
         )
     }
 

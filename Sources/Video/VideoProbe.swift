@@ -33,6 +33,10 @@ package struct VideoProbe: Sendable, Hashable {
         }
     }
 
+    /// The ffmpeg demuxer the file's first bytes name (`mov`, `matroska`, `avi`), set by the
+    /// transcoder's probe: every later run reads the clip with it.
+    package var demuxer = "mov"
+
     /// The shape of a stored pixel (`sample_aspect_ratio`): 1 but for a clip stored squeezed
     /// (HDV's 1440x1080 shown at 1920x1080).
     package var sampleAspect = 1.0
@@ -85,7 +89,7 @@ package struct VideoProbe: Sendable, Hashable {
     }
 
     /// The arguments that make ffprobe print what ``init(ffprobeJSON:)`` reads, of `input`
-    /// (``VideoTranscoder/input(_:)``).
+    /// (``VideoTranscoder/input(_:demuxer:)``).
     package static func arguments(for input: [String]) -> [String] {
         ["-v", "error", "-print_format", "json", "-show_format", "-show_streams"] + input
     }

@@ -55,12 +55,14 @@ package struct VideoTranscoder: Sendable {
     package func probe(
         _ file: URL, name: String, shouldStop: @escaping @Sendable () -> Bool = { false }
     ) throws(VideoError) -> VideoProbe {
+        let demuxer = try Self.demuxer(of: file, name: name)
         let answer = try run(
-            ffprobe, VideoProbe.arguments(for: try Self.input(file, name: name)), timeLimit: 60, name: name,
+            ffprobe, VideoProbe.arguments(for: Self.input(file, demuxer: demuxer)), timeLimit: 60, name: name,
             shouldStop: shouldStop)
-        guard answer.status == 0, let probe = VideoProbe(ffprobeJSON: answer.output) else {
+        guard answer.status == 0, var probe = VideoProbe(ffprobeJSON: answer.output) else {
             throw VideoError(.unreadable, "\(name) is no video ffprobe can read\(Self.words(answer.errorTail))")
         }
+        probe.demuxer = demuxer
         if probe.duration > settings.maxDuration {
             throw VideoError(
                 .overLimit,
@@ -90,7 +92,7 @@ package struct VideoTranscoder: Sendable {
                 ffmpeg,
                 [
                     "-nostdin", "-v", "error", "-y", "-threads", "1", "-ss", String(format: "%.3f", seek),
-                ] + (try Self.input(file, name: name))
+                ] + Self.input(file, demuxer: probe.demuxer)
                     // `V`, not `v`: the clip's own video, never a cover picture stored beside it.
                     + ["-map", "0:V:0", "-frames:v", "1", "-vf", filters.joined(separator: ","), "-map_metadata", "-1"]
                     + ["-f", "image2", "-update", "1", "-c:v", "png", target.path],
@@ -155,7 +157,7 @@ package struct VideoTranscoder: Sendable {
                 }
                 let answer = try run(
                     ffmpeg,
-                    ["-nostdin", "-v", "error", "-y", "-threads", "1"] + (try Self.input(file, name: name))
+                    ["-nostdin", "-v", "error", "-y", "-threads", "1"] + Self.input(file, demuxer: probe.demuxer)
                         // `V`: the clip's own video, not a cover picture; never longer than
                         // video.max_duration, whatever the file's header says of its length.
                         + ["-map", "0:V:0", "-t", String(Int(settings.maxDuration))]
@@ -193,19 +195,18 @@ package struct VideoTranscoder: Sendable {
     /// and QuickTime, Matroska and WebM, AVI), never by ffmpeg's own guess, and from the file
     /// alone: a clip that is really an HLS or concat playlist, or that points at other files or
     /// URLs, is not followed (`-protocol_whitelist file`).
-    static func input(_ file: URL, name: String) throws(VideoError) -> [String] {
-        let head = (try? FileHandle(forReadingFrom: file)).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 16)
-        }
-        let demuxer: String
-        switch MediaKind.videoContainer(of: head ?? Data()) {
-        case "mp4": demuxer = "mov"
-        case "matroska": demuxer = "matroska"
-        case "avi": demuxer = "avi"
+    static func input(_ file: URL, demuxer: String) -> [String] {
+        ["-protocol_whitelist", "file", "-f", demuxer, "-i", file.path]
+    }
+
+    /// The demuxer `file`'s first bytes name, read once, by ``probe(_:name:shouldStop:)``.
+    static func demuxer(of file: URL, name: String) throws(VideoError) -> String {
+        switch PlainFile.head(of: file).flatMap(MediaKind.videoContainer(of:)) {
+        case "mp4": "mov"
+        case "matroska": "matroska"
+        case "avi": "avi"
         default: throw VideoError(.unreadable, "\(name) does not start like a video (MP4, QuickTime, WebM, MKV or AVI)")
         }
-        return ["-protocol_whitelist", "file", "-f", demuxer, "-i", file.path]
     }
 
     /// The encoder's arguments: H.264 High with AAC and the index first (`+faststart`: playback

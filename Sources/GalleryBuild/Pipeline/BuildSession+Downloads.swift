@@ -121,11 +121,7 @@ extension BuildSession {
                 return nil
             }
         }
-        let head = (try? FileHandle(forReadingFrom: file)).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 16)
-        }
-        guard let kind = head.flatMap({ OriginalKind(sniffing: $0) }) else { return nil }
+        guard let kind = PlainFile.head(of: file).flatMap({ OriginalKind(sniffing: $0) }) else { return nil }
         if removesPlace {
             guard kind == .jpeg else {
                 notJPEG.append(name)

@@ -11,9 +11,7 @@ import Video
 extension RenditionStore {
     /// The file's first bytes are a clip's (MP4, QuickTime, WebM, MKV, AVI).
     static func isClip(_ file: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return false }
-        defer { try? handle.close() }
-        return ImageSniffer.videoType(of: (try? handle.read(upToCount: 16)) ?? Data()) != nil
+        PlainFile.head(of: file).flatMap(ImageSniffer.videoType(of:)) != nil
     }
 
     /// ffmpeg and ffprobe with the site's `video:` settings, looked for once (not under the lock:
@@ -42,12 +40,7 @@ extension RenditionStore {
 
     /// The file names' stems of a clip's videos (one per format).
     func videoStems(of originalSHA256: String, recipe: VideoRecipe) -> [ImageFormat: String] {
-        var stems: [ImageFormat: String] = [:]
-        for format in recipe.formats {
-            stems[format] = String(
-                sha256Hex(of: recipe.fileKeyMaterial(originalSHA256: originalSHA256, format: format)).prefix(16))
-        }
-        return stems
+        Self.stems(formats: recipe.formats) { recipe.fileKeyMaterial(originalSHA256: originalSHA256, format: $0) }
     }
 
     /// Probes the clip, makes its poster's thumbnails and its videos, and hashes them; the

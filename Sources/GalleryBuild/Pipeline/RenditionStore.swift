@@ -155,12 +155,13 @@ final class RenditionStore: Sendable {
 
     /// The file names' stems of the set of `originalSHA256` (one per format).
     func stems(of originalSHA256: String) -> [ImageFormat: String] {
-        var stems: [ImageFormat: String] = [:]
-        for format in recipe.formats {
-            stems[format] = String(
-                sha256Hex(of: recipe.fileKeyMaterial(originalSHA256: originalSHA256, format: format)).prefix(16))
-        }
-        return stems
+        Self.stems(formats: recipe.formats) { recipe.fileKeyMaterial(originalSHA256: originalSHA256, format: $0) }
+    }
+
+    /// One file name stem per format: 16 hex digits of the hash of what names its files (a
+    /// recipe's key material), for a photo's thumbnails and a clip's videos alike.
+    static func stems(formats: [ImageFormat], material: (ImageFormat) -> String) -> [ImageFormat: String] {
+        Dictionary(uniqueKeysWithValues: formats.map { ($0, String(sha256Hex(of: material($0)).prefix(16))) })
     }
 
     /// The set taken from the published site (`seed:`), verified, recorded as if made here.

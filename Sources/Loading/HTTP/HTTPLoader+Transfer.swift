@@ -148,11 +148,17 @@ extension HTTPLoader {
                 for try await buffer in response.body {
                     meter.received(buffer.readableBytes)
                     received += Int64(buffer.readableBytes)
-                    if !sniffed, received >= 16 {
+                    if prefix.count < 16 { prefix += buffer.readableBytesView.prefix(16 - prefix.count) }
+                    // Once, when the first 16 bytes are in: an image or a clip, and so its bound.
+                    if !sniffed, prefix.count >= 16 {
                         sniffed = true
-                        let head = prefix + Array(buffer.readableBytesView.prefix(max(0, 16 - prefix.count)))
+                        guard ImageSniffer.isMedia(prefix) else {
+                            throw LoadingError(
+                                .notAnImage, url: url,
+                                "the body does not start like an image or a video (\(Self.describe(prefix)))")
+                        }
                         limit = BodyLimit(
-                            isVideo: ImageSniffer.videoType(of: head) != nil, configuration: configuration)
+                            isVideo: ImageSniffer.videoType(of: prefix) != nil, configuration: configuration)
                         if let expectedLength, expectedLength > limit.bytes {
                             throw LoadingError(
                                 .tooLarge, url: url, "the \(noun) is \(expectedLength) bytes, over \(limit)")
@@ -164,12 +170,6 @@ extension HTTPLoader {
                     try buffer.withUnsafeReadableBytes { bytes in
                         hasher.update(bufferPointer: bytes)
                         try Self.writeAll(bytes, to: descriptor, path: file.path)
-                        if prefix.count < 16 { prefix += bytes.prefix(16 - prefix.count) }
-                    }
-                    if expectsImage, prefix.count >= 16, !ImageSniffer.isMedia(prefix) {
-                        throw LoadingError(
-                            .notAnImage, url: url,
-                            "the body does not start like an image or a video (\(Self.describe(prefix)))")
                     }
                 }
             } catch let error as LoadingError {
