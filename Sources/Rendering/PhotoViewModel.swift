@@ -38,6 +38,9 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
         /// Width over height, for the justified rows (`--ar`).
         var aspect: String
         var eager: Bool
+        /// Loaded lazily but asked for first: the largest tile of a common window's first screen,
+        /// below the eager first row (``TileLayout/leads(aspects:after:)``).
+        var lead = false
         /// Empty for a photo with transparency: a placeholder would show through it.
         var placeholderStyle: String
         var sources: [Source]
@@ -58,6 +61,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
             case "height": height
             case "aspect": aspect
             case "eager": eager
+            case "lead": lead
             case "placeholderStyle": placeholderStyle.isEmpty ? nil : placeholderStyle
             case "sources": sources
             case "hasSources": !sources.isEmpty
@@ -210,6 +214,49 @@ enum TileLayout {
             let length = width >= max(step.minWidth, 390) ? "100vw" : "\(width)px"
             return step.minWidth > 0 ? "(min-width: \(step.minWidth)px) \(length)" : length
         }.joined(separator: ", ")
+    }
+
+    /// Windows the first screen is worked out for: a phone, the two commonest desktop screens and a
+    /// large one (width, height in CSS pixels).
+    static let commonWindows: [(width: Int, height: Int)] = [(390, 844), (1366, 768), (1920, 1080), (2560, 1440)]
+
+    /// The tiles after the first `eagerCount` that are each the largest of some common window's
+    /// first screen (a panorama in the second row is larger than any tile of the first), by
+    /// offset. The browser's rows are worked out as style.css lays them: a tile's basis is
+    /// `aspect x row`, a row takes tiles while their bases and gaps fit, then grows to the width.
+    /// The page's header is not counted, so a row just below the fold counts as on screen.
+    static func leads(aspects: [Double], after eagerCount: Int) -> Set<Int> {
+        var leads: Set<Int> = []
+        for window in commonWindows {
+            guard let step = rowHeights.first(where: { window.width >= $0.minWidth }) else { continue }
+            let row = Double(step.height)
+            let gap = window.width >= 700 ? 10.0 : 8.0
+            let padding = min(max(8, Double(window.width) * 0.025), 32)
+            let width = Double(min(window.width, 2400)) - 2 * padding
+            var top = 0.0
+            var start = 0
+            var largest: (offset: Int, area: Double)?
+            while start < aspects.count, top < Double(window.height) {
+                var end = start + 1
+                var basis = aspects[start] * row
+                while end < aspects.count, basis + gap + aspects[end] * row <= width {
+                    basis += gap + aspects[end] * row
+                    end += 1
+                }
+                // The last row keeps its basis; a tile wider than the window shrinks to it.
+                let spare = width - gap * Double(end - start - 1)
+                let scale = end == aspects.count ? min(1, spare / basis) : spare / basis
+                let height = row * scale
+                for offset in start..<end {
+                    let area = aspects[offset] * height * height
+                    if area > (largest?.area ?? 0) { largest = (offset, area) }
+                }
+                top += height + gap
+                start = end
+            }
+            if let largest, largest.offset >= eagerCount { leads.insert(largest.offset) }
+        }
+        return leads
     }
 
     /// `1.5`, `0.6667`: four decimals at most, so that the page does not change with rounding

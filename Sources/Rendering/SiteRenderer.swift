@@ -213,12 +213,19 @@ package struct SiteRenderer: Sendable {
                 RenderedChunk(
                     await part.concurrentMap { page in
                         if let fingerprint = kept?(page.path) { return .unchanged(page.path, fingerprint) }
-                        let photos = page.items.enumerated().map { offset, item in
+                        var photos = page.items.enumerated().map { offset, item in
                             var tile = PhotoViewModel(
                                 for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid,
                                 captions: tileCaptions, language: language)
                             tile.wave = PhotoViewModel.wave(at: offset)
                             return tile
+                        }
+                        if grid == .justified {
+                            // A tile without an image is drawn 4:3 (photo.mustache).
+                            let aspects = photos.map { $0.image.flatMap { Double($0.aspect) } ?? 1.3333 }
+                            for offset in TileLayout.leads(aspects: aspects, after: eagerCount) {
+                                photos[offset].image?.lead = true
+                            }
                         }
                         var model = plan.model(for: page, photos: photos, grid: grid)
                         let fingerprint = PageFingerprint.of(model, path: page.path, salt: salt["page"] ?? [])

@@ -194,10 +194,19 @@ def main():
                   } })
                   .observe({type: "layout-shift", buffered: true});
                 window.__boxes = null;
-                window.__documentBoxes = () => Array.from(document.querySelectorAll(".gallery img")).map(img => {
-                  const r = img.getBoundingClientRect();
-                  return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height];
-                });
+                // Tiles out of sight are not laid out (content-visibility: their room is an
+                // estimate until first drawn); for the measure every tile is laid out, so that
+                // each image's box is where the page puts it, whatever has been scrolled past.
+                window.__documentBoxes = () => {
+                  const tiles = Array.from(document.querySelectorAll(".gallery .photo"));
+                  tiles.forEach(tile => tile.style.contentVisibility = "visible");
+                  const boxes = Array.from(document.querySelectorAll(".gallery img")).map(img => {
+                    const r = img.getBoundingClientRect();
+                    return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height];
+                  });
+                  tiles.forEach(tile => tile.style.contentVisibility = "");
+                  return boxes;
+                };
                 document.addEventListener("DOMContentLoaded", () => {
                   window.__boxes = Array.from(document.querySelectorAll(".gallery img"))
                     .map(img => [img.complete, img.getBoundingClientRect().height]);
@@ -230,10 +239,13 @@ def main():
                   f"{len(unloaded)} images not yet loaded at DOMContentLoaded, smallest box "
                   f"{min(h for _, h in boxes) if boxes else 0:.0f}px")
 
-            height = driver.execute_script("return document.body.scrollHeight")
-            for y in range(0, height + 800, 400):
+            # To the end, as a visitor scrolls: the page's height grows as tiles out of sight are
+            # first laid out, so it is read again at each step.
+            y = 0
+            while y < driver.execute_script("return document.body.scrollHeight") + 800:
                 driver.execute_script(f"window.scrollTo(0, {y})")
                 time.sleep(0.05)
+                y += 400
             loaded = wait_until(lambda: driver.execute_script(
                 "return Array.from(document.querySelectorAll('.gallery img')).every(i => i.complete && i.naturalWidth > 0)"))
             requested = set(server.image_requests())

@@ -367,10 +367,12 @@ def main():
 
             # 2. The grid's shifts, from a fresh load to every image in.
             open_page(driver, url)
-            height = driver.execute_script("return document.body.scrollHeight")
-            for y in range(0, height + 800, 400):
+            # The page's height grows as tiles out of sight are first laid out: read at each step.
+            y = 0
+            while y < driver.execute_script("return document.body.scrollHeight") + 800:
                 driver.execute_script(f"window.scrollTo(0, {y})")
                 time.sleep(0.03)
+                y += 400
             wait_until(lambda: driver.execute_script(
                 "return Array.from(document.querySelectorAll('.gallery img')).every(i => i.complete)"))
             shifts = driver.execute_script("return window.__shifts")

@@ -294,6 +294,24 @@ import Testing
         }
     }
 
+    @Test func theLargestTileOfAFirstScreenBelowTheFirstRowIsAskedForFirst() {
+        // Tiles of one shape: each first screen's largest is in its first row.
+        #expect(TileLayout.leads(aspects: Array(repeating: 1.5, count: 60), after: 4).isEmpty)
+        // A panorama (3.5:1) as the 13th tile: at 2560 wide its row of its own is the largest
+        // thing on the first screen; on a phone it is squeezed to the width, no larger than the
+        // first row's.
+        var aspects = Array(repeating: 1.6, count: 60)
+        aspects[12] = 3.5
+        let leads = TileLayout.leads(aspects: aspects, after: 4)
+        #expect(leads.contains(12), "\(leads.sorted())")
+        // Past the first screen of every common window: not asked for first.
+        var late = Array(repeating: 1.6, count: 120)
+        late[100] = 3.5
+        #expect(!TileLayout.leads(aspects: late, after: 4).contains(100))
+        #expect(TileLayout.leads(aspects: [], after: 4).isEmpty)
+        #expect(TileLayout.leads(aspects: [3.5], after: 4).isEmpty, "the eager first row holds it")
+    }
+
     /// All theme script together at most 12 kB gzipped (issue 29's budget), measured with gzip.
     @Test func theThemeScriptStaysSmall() throws {
         let assets = SiteRendererTests.themeDirectory.appendingPathComponent("assets")

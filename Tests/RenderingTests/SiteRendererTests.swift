@@ -44,6 +44,26 @@ import Testing
         return GalleryItem(photo: photo, image: image)
     }
 
+    @Test func aPanoramaInTheSecondRowAsksForItsImageFirst() async throws {
+        var items = (0..<30).map { Self.item($0) }
+        let wide = [480, 960].map { width in
+            Rendition(
+                format: .webp, width: width, height: width * 2 / 7, path: "images/wide-\(width).webp", byteCount: 100)
+        }
+        items[12] = GalleryItem(
+            photo: items[12].photo,
+            image: ProcessedImage(
+                width: 3500, height: 1000, renditions: wide,
+                placeholder: Placeholder(color: "#336699", dataURI: "data:image/webp;base64,UklGRg==")))
+        let html = try page(
+            try await renderer().render(Gallery(title: "G", introHTML: "", baseURL: nil, items: items)), "index.html")
+        let tiles = html.components(separatedBy: "\n").filter { $0.hasPrefix("<li class=\"photo") }
+        #expect(tiles.count == 30)
+        #expect(tiles[12].contains(#"loading="lazy" fetchpriority="high""#), "\(tiles[12].prefix(300))")
+        #expect(tiles[0].contains(#"loading="eager" fetchpriority="high""#))
+        #expect(tiles[13].contains(#"loading="lazy" fetchpriority="low""#))
+    }
+
     func page(_ files: [RenderedFile], _ path: String) throws -> String {
         let file = try #require(files.first { $0.path == path })
         return String(decoding: file.contents, as: UTF8.self)

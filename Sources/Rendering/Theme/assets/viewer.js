@@ -36,6 +36,36 @@
   var links = Array.prototype.slice.call(doc.querySelectorAll(".gallery a[data-full]"));
   if (!links.length || typeof HTMLDialogElement !== "function" || !window.fetch || !window.AbortController) return;
 
+  /* The rules that keep a grid's last rows hidden while its list arrives (style.css, the ones
+     naming .gallery-end) have nothing left to do once the page is parsed, but would still be
+     matched against every tile each time the viewer's opening or closing restyles the page. */
+  function dropArrivalRules() {
+    Array.prototype.forEach.call(doc.styleSheets, function (sheet) {
+      var rules;
+      try { rules = sheet.cssRules; } catch (error) { return; }
+      for (var i = rules.length - 1; i >= 0; i--) {
+        if ((rules[i].selectorText || "").indexOf(".gallery-end") >= 0) sheet.deleteRule(i);
+      }
+    });
+  }
+  if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", dropArrivalRules);
+  else dropArrivalRules();
+
+  /* A tile out of sight is not laid out (style.css: content-visibility), so the browser's lazy
+     loading would start its photo only as the tile is about to show: each is asked for once its
+     tile comes within 1,250 pixels, as the browser does for a page laid out whole. */
+  if (window.IntersectionObserver) {
+    var ahead = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) return;
+        ahead.unobserve(entry.target);
+        var img = entry.target.querySelector("img[loading=lazy]");
+        if (img) img.loading = "eager";
+      });
+    }, { rootMargin: "1250px 0px" });
+    links.forEach(function (link) { ahead.observe(link.closest(".photo") || link); });
+  }
+
   /* Addresses are made absolute now: the address bar will show a photo page in another folder
      (the page's own <base> keeps its other links where they were). */
   var base = location.href;
@@ -149,19 +179,18 @@
     return box.width > 0 && box.bottom > 0 && box.right > 0 && box.top < window.innerHeight && box.left < window.innerWidth;
   }
 
-  /* The transform that puts the shown photo's box on `box` (a tile's). */
+  /* The transform that puts the shown photo's box (where `place` put it) on `box` (a tile's). */
   function onto(box) {
-    var from = shown.getBoundingClientRect();
-    if (!from.width) return null;
+    var from = placed;
+    if (!from || !from.width) return null;
     return "translate(" + (box.left + box.width / 2 - from.left - from.width / 2) + "px, " +
       (box.top + box.height / 2 - from.top - from.height / 2) + "px) scale(" + box.width / from.width + ")";
   }
 
   /* Opening: the photo grows out of its tile (or fades in when the tile is out of sight); none
      under prefers-reduced-motion. */
-  function arrive(index) {
+  function arrive(index, tile) {
     if (reduced() || !shown.animate || photos[index].clip) return;
-    var tile = photos[index].img.getBoundingClientRect();
     var from = inView(tile) && onto(tile);
     if (from) shown.animate([{ transform: from }, { transform: "none" }], { duration: 250, easing: "ease-out" });
     else shown.animate([{ opacity: 0 }, { opacity: 1 }], { duration: 200 });
@@ -276,11 +305,15 @@
   /* The size the photo is drawn at once sharp (the stage's box at the photo's shape, never past
      the rendition's own width), set from the first frame: the tile's small image stands in at
      that size, and the sharp one replaces it in place. */
+  var placed = null;
   function place(photo, rendition) {
     var box = stage.getBoundingClientRect();
     var width = Math.min(box.width, box.height * photo.aspect, rendition.width);
+    var height = width / photo.aspect;
     shown.style.width = width + "px";
-    shown.style.height = width / photo.aspect + "px";
+    shown.style.height = height + "px";
+    /* Where it is drawn (the stage centres it), known without laying the page out again. */
+    placed = { left: box.left + (box.width - width) / 2, top: box.top + (box.height - height) / 2, width: width, height: height };
   }
 
   /* Zoom: the photo scaled about a point (the keys + and -, the wheel, a double click or tap,
@@ -401,7 +434,9 @@
     var rendition = pick(photo);
     var controller = new AbortController();
     var entry = { controller: controller, rendition: rendition, url: null, done: false };
-    entry.promise = fetch(rendition.url, { signal: controller.signal, priority: priority })
+    /* Asked for in a task of its own: opening the viewer draws its first frame sooner. */
+    entry.promise = new Promise(function (resolve) { setTimeout(resolve, 0); })
+      .then(function () { return fetch(rendition.url, { signal: controller.signal, priority: priority }); })
       .then(function (response) {
         if (!response.ok) throw new Error("HTTP " + response.status);
         return response.blob();
@@ -601,12 +636,15 @@
       closing = false;
     }
     var opening = !dialog.open;
+    /* The tile's box is read while the page's layout is still clean: once the dialog is up,
+       reading it would lay the page out a second time in the same frame. */
+    var tile = opening && photos[index].img.getBoundingClientRect();
     if (opening) {
       dialog.showModal();
       dialog.focus();
     }
     show(index);
-    if (opening) arrive(index);
+    if (opening) arrive(index, tile);
   }
 
   function move(step) {
