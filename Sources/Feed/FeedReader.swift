@@ -51,6 +51,19 @@ package struct FeedReader: Sendable {
                 document.isListing = true
                 return document
             }
+            if configuration.format == .flickr || (configuration.fields == nil && FlickrAnswer.isAnswer(root)) {
+                guard FlickrAnswer.isAnswer(root) else {
+                    throw FeedError(
+                        .wrongShape, "\(name): feed.format is flickr, but this is not an answer of Flickr's API")
+                }
+                let answer = try FlickrAnswer(
+                    root: root, location: location, name: name, largestWidth: configuration.largestWidth)
+                var document = resolve(
+                    answer.entries, shape: .list, title: answer.title, location: location, firstIndex: firstIndex)
+                document.entryCount += answer.passedOver
+                document.next = answer.next
+                return document
+            }
             let feed = try MediaFeed(root: root, name: name)
             var document = resolve(
                 feed.entries, shape: .list, title: feed.title, location: location, firstIndex: firstIndex)
@@ -111,7 +124,7 @@ package struct FeedReader: Sendable {
 
     /// An RSS or Atom feed: asked for (`format: rss`), or found so by its first byte.
     private func isXML(_ data: Data) -> Bool {
-        configuration.format == .rss
+        configuration.format == .rss || (configuration.format == .flickr && configuration.fields == nil)
             || (configuration.format == .auto && configuration.fields == nil
                 && MediaFeed.looksLikeXML(data))
     }
@@ -155,11 +168,21 @@ package struct FeedReader: Sendable {
         }
     }
 
+    /// The address to ask for a feed's first page at: a Flickr API address gains the extras
+    /// and page size its reader uses (``FlickrAnswer/firstPage(_:)``); any other is as given.
+    package func firstPage(_ url: URL) -> URL {
+        guard configuration.fields == nil,
+            configuration.format == .flickr || (configuration.format == .auto && FlickrAnswer.isAPI(url))
+        else { return url }
+        return FlickrAnswer.firstPage(url)
+    }
+
     /// The name of the shape `data` would be read as (`JSON Feed`, `list`), for `gallerygen init`.
     package func shapeName(of data: Data, name: String) throws(FeedError) -> String {
         if isXML(data) {
             let root = try MediaFeed.root(of: data, name: name)
             if BucketListing.isListing(root) { return "S3 bucket listing" }
+            if FlickrAnswer.isAnswer(root) { return "Flickr API" }
             _ = try MediaFeed(root: root, name: name)
             return "RSS or Atom (Media RSS)"
         }
@@ -182,6 +205,8 @@ package struct FeedReader: Sendable {
             throw FeedError(.wrongShape, "\(name): feed.format is folder, but feed.url names a file")
         case .rss:
             throw FeedError(.wrongShape, "\(name): feed.format is rss, but the feed is not XML")
+        case .flickr:
+            throw FeedError(.wrongShape, "\(name): feed.format is flickr, but the answer is not XML")
         case .mastodon, .piwigo:
             throw FeedError(
                 .wrongShape, "\(name): feed.format is \(configuration.format.rawValue), but feed.fields is set")

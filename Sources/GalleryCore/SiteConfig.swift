@@ -165,6 +165,8 @@ package enum FeedFormat: String, Sendable, CaseIterable {
     case mastodon
     /// Piwigo's `pwg.categories.getImages`.
     case piwigo
+    /// Flickr's REST API: a photo set's or an account's photos.
+    case flickr
 }
 
 /// Dotted key paths into each entry of a JSON feed of another shape, e.g. `image: media.large`.

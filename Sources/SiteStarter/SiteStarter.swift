@@ -126,7 +126,7 @@ package struct SiteStarter: Sendable {
                 setting: "photos", format: "folder", summary: "a folder of images, photos/ (put your photos there)")
         }
         if let url = URL(string: feed), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
-            let data = try await Self.download(url)
+            let data = try await Self.download(reader.firstPage(url))
             do {
                 let format = try reader.shapeName(of: data, name: feed)
                 let document = try reader.document(from: data, location: url, name: feed)
@@ -241,7 +241,7 @@ package struct SiteStarter: Sendable {
             feed:
               url: \(quotedFeed)
               format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder,
-                             # rss, mastodon, piwigo, webdav (a WebDAV folder: never detected)
+                             # rss, mastodon, piwigo, flickr, webdav (a WebDAV folder: never detected)
 
             # The site's public address: feeds, the sitemap and link previews need it.
             # base_url: https://photos.example.org/

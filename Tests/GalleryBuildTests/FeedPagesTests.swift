@@ -358,4 +358,51 @@ import Testing
         #expect(page.contains("John Lennon doing a funny walk"), "the author's alt text")
         try await server.shutdown()
     }
+
+    @Test func aFlickrPhotoSetIsReadPageByPageWithTheExtrasItNeeds() async throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FeedTests/Fixtures")
+        func answer(_ name: String) throws -> String {
+            try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
+        }
+        // Page 1 of 5 of one album as Flickr answered it; the next page is served with another
+        // recorded answer, which says it is the last (page 1 of 1).
+        let pages = [
+            "1": try answer("flickr-api-photosets-getPhotos-delhi-life-page1.xml"),
+            "2": try answer("flickr-api-photosets-getPhotos-commons-explorer.xml"),
+        ]
+        let base = Locked<String>("")
+        let server = try await TestHTTPServer { request in
+            if request.path.hasPrefix("/static/") {
+                return .revalidating(request, photo: request.path.count % 5 + 1)
+            }
+            guard request.path == "/services/rest/" else { return .text(404) }
+            let page =
+                URLComponents(string: "http://x" + request.uri)?.queryItems?.first { $0.name == "page" }?.value ?? "1"
+            guard let body = pages[page] else { return .text(404) }
+            return .init(
+                headers: [("Content-Type", "text/xml; charset=utf-8")],
+                body: Array(
+                    body.replacingOccurrences(
+                        of: "https://live.staticflickr.com/", with: (base.value ?? "") + "/static/"
+                    ).utf8))
+        }
+        base.set(server.baseURL)
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Delhi\nfeed:\n  url: \(server.baseURL)/services/rest/?method=flickr.photosets.getPhotos&photoset_id=72157624715342071\n"
+                + "  format: flickr\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.photos == 13 && result.report.counts.failed == 0, "\(result.report.counts)")
+        let asked = server.requests.filter { $0.path == "/services/rest/" }.map(\.uri)
+        #expect(asked.count == 2, "\(asked)")
+        let first = try #require(asked.first)
+        #expect(first.contains("extras=description%2Clicense%2Cdate_upload") && first.contains("per_page=500"))
+        #expect(asked.last?.hasSuffix("&page=2") == true)
+        let page = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+        #expect(page.contains("Homepage of commons.flickr.org") && page.contains("Sit"))
+        try await server.shutdown()
+    }
 }

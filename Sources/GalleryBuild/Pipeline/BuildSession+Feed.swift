@@ -134,7 +134,7 @@ extension BuildSession {
         let pages = FeedPages(reader: reader, keep: { url in credentials?.stripped(url) ?? url })
         var hashes: [String] = []
         var warnings: [String] = []
-        var document = try await pages.read(from: url) { page in
+        var document = try await pages.read(from: reader.firstPage(url)) { page in
             guard let source = CanonicalURL(page) else {
                 throw BuildError(.feed, "\(page.absoluteString): not a usable feed URL")
             }
