@@ -220,23 +220,31 @@ enum TileLayout {
     /// large one (width, height in CSS pixels).
     static let commonWindows: [(width: Int, height: Int)] = [(390, 844), (1366, 768), (1920, 1080), (2560, 1440)]
 
+    /// Room above the grid on a page: its title and the links under it, at the least.
+    static let headerHeight = 120.0
+
     /// The tiles after the first `eagerCount` that are each the largest of some common window's
     /// first screen (a panorama in the second row is larger than any tile of the first), by
-    /// offset. The browser's rows are worked out as style.css lays them: a tile's basis is
-    /// `aspect x row`, a row takes tiles while their bases and gaps fit, then grows to the width.
-    /// The page's header is not counted, so a row just below the fold counts as on screen.
-    static func leads(aspects: [Double], after eagerCount: Int) -> Set<Int> {
+    /// offset, counting only the part of each in the window. The browser's rows are worked out
+    /// as style.css lays them: a tile's basis is `aspect x row`, a row takes tiles while their
+    /// bases and gaps fit, then grows to the width; below ``headerHeight``, with a caption's line
+    /// under a row when `captions`, and a desktop window's scroll bar (15 pixels) kept.
+    static func leads(aspects: [Double], after eagerCount: Int, captions: Bool = true) -> Set<Int> {
         var leads: Set<Int> = []
         for window in commonWindows {
             guard let step = rowHeights.first(where: { window.width >= $0.minWidth }) else { continue }
             let row = Double(step.height)
             let gap = window.width >= 700 ? 10.0 : 8.0
-            let padding = min(max(8, Double(window.width) * 0.025), 32)
-            let width = Double(min(window.width, 2400)) - 2 * padding
-            var top = 0.0
+            let scrollBar = window.width >= 700 ? 15.0 : 0
+            let inner = Double(window.width) - scrollBar
+            let padding = min(max(8, inner * 0.025), 32)
+            let width = min(inner, 2400) - 2 * padding
+            let caption = captions ? 23.0 : 0
+            let bottom = Double(window.height)
+            var top = headerHeight
             var start = 0
             var largest: (offset: Int, area: Double)?
-            while start < aspects.count, top < Double(window.height) {
+            while start < aspects.count, top < bottom {
                 var end = start + 1
                 var basis = aspects[start] * row
                 while end < aspects.count, basis + gap + aspects[end] * row <= width {
@@ -247,11 +255,13 @@ enum TileLayout {
                 let spare = width - gap * Double(end - start - 1)
                 let scale = end == aspects.count ? min(1, spare / basis) : spare / basis
                 let height = row * scale
+                let shown = max(0, min(top + height, bottom) - top)
                 for offset in start..<end {
-                    let area = aspects[offset] * height * height
-                    if area > (largest?.area ?? 0) { largest = (offset, area) }
+                    let area = aspects[offset] * height * shown
+                    // Larger by more than rounding: of tiles alike, the first is the largest.
+                    if area > (largest?.area ?? 0) * 1.001 { largest = (offset, area) }
                 }
-                top += height + gap
+                top += height + caption + gap
                 start = end
             }
             if let largest, largest.offset >= eagerCount { leads.insert(largest.offset) }

@@ -223,7 +223,8 @@ package struct SiteRenderer: Sendable {
                         if grid == .justified {
                             // A tile without an image is drawn 4:3 (photo.mustache).
                             let aspects = photos.map { $0.image.flatMap { Double($0.aspect) } ?? 1.3333 }
-                            for offset in TileLayout.leads(aspects: aspects, after: eagerCount) {
+                            let captions = photos.contains { $0.caption != nil }
+                            for offset in TileLayout.leads(aspects: aspects, after: eagerCount, captions: captions) {
                                 photos[offset].image?.lead = true
                             }
                         }

@@ -297,13 +297,15 @@ import Testing
     @Test func theLargestTileOfAFirstScreenBelowTheFirstRowIsAskedForFirst() {
         // Tiles of one shape: each first screen's largest is in its first row.
         #expect(TileLayout.leads(aspects: Array(repeating: 1.5, count: 60), after: 4).isEmpty)
-        // A panorama (3.5:1) as the 13th tile: at 2560 wide its row of its own is the largest
-        // thing on the first screen; on a phone it is squeezed to the width, no larger than the
-        // first row's.
+        // A panorama (3.5:1) as the 10th tile: at 2560 wide, in the second row, it is the largest
+        // thing on the first screen; lower down only part of it would be in the window.
         var aspects = Array(repeating: 1.6, count: 60)
-        aspects[12] = 3.5
-        let leads = TileLayout.leads(aspects: aspects, after: 4)
-        #expect(leads.contains(12), "\(leads.sorted())")
+        aspects[9] = 3.5
+        // On a phone the panorama takes a row of its own and leaves the tile before it alone in
+        // its row, grown to the width: that one is the phone's largest.
+        #expect(TileLayout.leads(aspects: aspects, after: 4) == [8, 9])
+        aspects.swapAt(9, 14)
+        #expect(TileLayout.leads(aspects: aspects, after: 4).isEmpty, "its row only begins above the fold")
         // Past the first screen of every common window: not asked for first.
         var late = Array(repeating: 1.6, count: 120)
         late[100] = 3.5

@@ -36,16 +36,19 @@
   var links = Array.prototype.slice.call(doc.querySelectorAll(".gallery a[data-full]"));
   if (!links.length || typeof HTMLDialogElement !== "function" || !window.fetch || !window.AbortController) return;
 
-  /* The rules that keep a grid's last rows hidden while its list arrives (style.css, the ones
-     naming .gallery-end) have nothing left to do once the page is parsed, but would still be
-     matched against every tile each time the viewer's opening or closing restyles the page. */
+  /* The rules that keep a grid's last rows hidden while its list arrives (the theme's style.css,
+     those of `:not(:has(+ .gallery-end))`) have nothing left to do once the page is parsed, but
+     would still be matched against every tile each time the viewer's opening or closing
+     restyles the page. */
   function dropArrivalRules() {
     Array.prototype.forEach.call(doc.styleSheets, function (sheet) {
-      var rules;
-      try { rules = sheet.cssRules; } catch (error) { return; }
-      for (var i = rules.length - 1; i >= 0; i--) {
-        if ((rules[i].selectorText || "").indexOf(".gallery-end") >= 0) sheet.deleteRule(i);
-      }
+      if (!/assets\/style\.css$/.test(sheet.href || "")) return;
+      try {
+        var rules = sheet.cssRules;
+        for (var i = rules.length - 1; i >= 0; i--) {
+          if ((rules[i].selectorText || "").indexOf(":not(:has(+ .gallery-end))") >= 0) sheet.deleteRule(i);
+        }
+      } catch (error) {}
     });
   }
   if (doc.readyState === "loading") doc.addEventListener("DOMContentLoaded", dropArrivalRules);
