@@ -163,7 +163,7 @@ package struct FeedPages: Sendable {
         return URL(string: path + "?" + pairs.joined(separator: "&") + fragment) ?? url
     }
 
-    static func queryValue(_ name: String, in url: URL) -> String? {
+    package static func queryValue(_ name: String, in url: URL) -> String? {
         URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems?.first { $0.name == name }?.value
     }
 }

@@ -51,7 +51,7 @@ package struct FeedReader: Sendable {
                 document.isListing = true
                 return document
             }
-            if configuration.format == .flickr || (configuration.fields == nil && FlickrAnswer.isAnswer(root)) {
+            if configuration.format == .flickr || FlickrAnswer.isRecognised(root, location: location) {
                 guard FlickrAnswer.isAnswer(root) else {
                     throw FeedError(
                         .wrongShape, "\(name): feed.format is flickr, but this is not an answer of Flickr's API")
@@ -170,6 +170,9 @@ package struct FeedReader: Sendable {
 
     /// The address to ask for a feed's first page at: a Flickr API address gains the extras
     /// and page size its reader uses (``FlickrAnswer/firstPage(_:)``); any other is as given.
+    /// Flickr's API address (`https://api.flickr.com/services/rest/?method=…`).
+    package static func isFlickrAPI(_ url: URL) -> Bool { FlickrAnswer.isAPI(url) }
+
     package func firstPage(_ url: URL) -> URL {
         guard configuration.fields == nil,
             configuration.format == .flickr || (configuration.format == .auto && FlickrAnswer.isAPI(url))
@@ -182,7 +185,11 @@ package struct FeedReader: Sendable {
         if isXML(data) {
             let root = try MediaFeed.root(of: data, name: name)
             if BucketListing.isListing(root) { return "S3 bucket listing" }
-            if FlickrAnswer.isAnswer(root) { return "Flickr API" }
+            if configuration.format == .flickr
+                || FlickrAnswer.isRecognised(root, location: URL(string: name) ?? URL(fileURLWithPath: name))
+            {
+                return "Flickr API"
+            }
             _ = try MediaFeed(root: root, name: name)
             return "RSS or Atom (Media RSS)"
         }

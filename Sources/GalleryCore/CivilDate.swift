@@ -26,8 +26,10 @@ package enum CivilDate {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// Seconds since 1970 in UTC as RFC 3339 (`2010-08-30T11:51:32Z`).
-    package static func rfc3339(secondsSince1970 seconds: Int) -> String {
+    /// Seconds since 1970 in UTC as RFC 3339 (`2010-08-30T11:51:32Z`); years 0 to 9999 (other
+    /// seconds are clamped to them).
+    package static func rfc3339(secondsSince1970 given: Int) -> String {
+        let seconds = min(max(given, -62_167_219_200), 253_402_300_799)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = seconds - days * 86_400
         let date = civil(fromDays: days)

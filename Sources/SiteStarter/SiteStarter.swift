@@ -42,7 +42,12 @@ package struct SiteStarter: Sendable {
         var setting: String
         var format: String
         var summary: String
+        /// gallery.yml's `feed.auth` for it, when the feed needs a secret.
+        var auth: String?
     }
+
+    /// The variable a Flickr API key is read from.
+    static let flickrKeyVariable = "FLICKR_API_KEY"
 
     package func run() async throws(BuildError) -> Outcome {
         let fileManager = FileManager.default
@@ -126,6 +131,7 @@ package struct SiteStarter: Sendable {
                 setting: "photos", format: "folder", summary: "a folder of images, photos/ (put your photos there)")
         }
         if let url = URL(string: feed), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+            if FeedReader.isFlickrAPI(url) { return try await probeFlickr(url, reader: reader) }
             let data = try await Self.download(reader.firstPage(url))
             do {
                 let format = try reader.shapeName(of: data, name: feed)
@@ -166,6 +172,34 @@ package struct SiteStarter: Sendable {
             return FeedProbe(setting: setting, format: format, summary: Self.summary(format, document))
         } catch let error as BuildError {
             throw error
+        } catch {
+            throw BuildError(.feed, underlying: error)
+        }
+    }
+
+    /// Flickr's API needs a key: gallery.yml names the variable it is read from and never holds it.
+    /// A key written in the address is used to read the feed now and taken out of it; else the
+    /// variable's, when set; else the feed is recognised by its address only.
+    private func probeFlickr(_ url: URL, reader: FeedReader) async throws(BuildError) -> FeedProbe {
+        let given = FeedPages.queryValue("api_key", in: url)
+        var setting = url
+        if given != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
+            components.percentEncodedQueryItems = components.percentEncodedQueryItems?.filter { $0.name != "api_key" }
+            setting = components.url ?? url
+        }
+        let auth = "{query: api_key, env: \(Self.flickrKeyVariable)}"
+        guard let key = given ?? ProcessInfo.processInfo.environment[Self.flickrKeyVariable], !key.isEmpty else {
+            return FeedProbe(
+                setting: setting.absoluteString, format: "Flickr API",
+                summary: "Flickr's API, not read now: set \(Self.flickrKeyVariable) to your API key", auth: auth)
+        }
+        let data = try await Self.download(reader.firstPage(FeedPages.url(setting, setting: "api_key", to: key)))
+        do {
+            let document = try reader.document(from: data, location: setting, name: setting.absoluteString)
+            return FeedProbe(
+                setting: setting.absoluteString, format: "Flickr API",
+                summary: Self.summary("Flickr API", document) + "; the key is read from \(Self.flickrKeyVariable)",
+                auth: auth)
         } catch {
             throw BuildError(.feed, underlying: error)
         }
@@ -241,7 +275,7 @@ package struct SiteStarter: Sendable {
             feed:
               url: \(quotedFeed)
               format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder,
-                             # rss, mastodon, piwigo, flickr, webdav (a WebDAV folder: never detected)
+                             # rss, mastodon, piwigo, flickr, webdav (a WebDAV folder: never detected)\(feed.auth.map { "\n  auth: \($0)   # the secret, from the environment" } ?? "")
 
             # The site's public address: feeds, the sitemap and link previews need it.
             # base_url: https://photos.example.org/

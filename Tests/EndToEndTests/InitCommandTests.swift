@@ -73,6 +73,22 @@ import Testing
         #expect(config.contains("url: \"s3://my-photos/trips/2024\""), "\(config)")
     }
 
+    @Test func aFlickrAddressIsNamedWithItsKeyReadFromTheEnvironment() throws {
+        let folder = try TemporaryDirectory("init")
+        let address =
+            "https://api.flickr.com/services/rest/?method=flickr.photosets.getPhotos&photoset_id=72157624715342071"
+
+        // No key in the address nor in FLICKR_API_KEY: named by its address, not read.
+        let run = try CommandRun.gallerygen(
+            ["init", "site", "--feed", address], in: folder.url, environment: ["FLICKR_API_KEY": ""])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("set FLICKR_API_KEY to your API key"), "\(run.standardOutput)")
+        let config = try String(contentsOf: folder.file("site/gallery.yml"), encoding: .utf8)
+        #expect(config.contains("url: \"\(address)\""), "\(config)")
+        #expect(config.contains("\n  auth: {query: api_key, env: FLICKR_API_KEY}"), "\(config)")
+    }
+
     @Test func withoutAFeedItMakesAPhotosFolder() throws {
         let folder = try TemporaryDirectory("init")
         let run = try CommandRun.gallerygen(["init"], in: folder.url)

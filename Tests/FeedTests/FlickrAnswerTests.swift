@@ -91,9 +91,16 @@ import Testing
                 "https://api.flickr.com/services/rest/?method=flickr.photosets.getPhotos&photoset_id=1&extras="))
         #expect(first.contains("url_o") && first.contains("date_taken") && first.contains("description"))
         #expect(first.hasSuffix("&per_page=500") && !first.contains("format=") && !first.contains("nojsoncallback"))
-        // Extras and a page size already given are kept; another host is another service.
-        let chosen = URL(string: "https://api.flickr.com/services/rest/?method=m&extras=url_l&per_page=50")!
-        #expect(FeedReader().firstPage(chosen) == chosen)
+        // Extras already given are kept, the reader's added to them; a page size given is kept;
+        // another host is another service.
+        let chosen = URL(string: "https://api.flickr.com/services/rest/?method=m&extras=url_l,geo&per_page=50")!
+        let merged = FeedReader().firstPage(chosen).absoluteString
+        #expect(merged.hasPrefix("https://api.flickr.com/services/rest/?method=m&extras=url_l%2Cgeo%2Cdescription%2C"))
+        #expect(merged.contains("realname") && merged.hasSuffix("&per_page=50"))
+        #expect(
+            !merged.contains(
+                "url_l%2Cgeo%2Cdescription%2Clicense%2Cdate_upload%2Cdate_taken%2Cowner_name%2Crealname%2Ctags%2Cmedia%2Cpath_alias%2Curl_m%2Curl_z%2Curl_c%2Curl_l%2C"
+            ), "url_l once")
         let elsewhere = URL(string: "https://example.com/services/rest/?method=m")!
         #expect(FeedReader().firstPage(elsewhere) == elsewhere)
         let named = FeedReader(configuration: FeedReader.Configuration(format: .flickr)).firstPage(elsewhere)
@@ -134,8 +141,101 @@ import Testing
         let document = try FeedReader().document(
             from: data, location: URL(string: Self.setAddress)!, name: "set")
         #expect(document.next == nil)
-        #expect(document.photos.count == 1 && document.entryCount == 2)
+        #expect(document.photos.count == 1 && document.entryCount == 2 && document.skipped.count == 1)
         #expect(document.photos.first?.link == nil, "an owner that is no Flickr id makes no link")
+    }
+
+    /// Flickr sends an extra's attributes only when asked for it: with every attribute the
+    /// reader's extras do not ask for taken out of a recorded answer, it reads the same.
+    @Test func everyAttributeReadIsOneTheFirstPageAsksFor() throws {
+        let sizes = ["sq", "t", "s", "q", "m", "n", "w", "z", "c", "l", "h", "k", "3k", "4k", "f", "5k", "6k", "o"]
+        var byExtra: [String: [String]] = [
+            "license": ["license"], "date_upload": ["dateupload"],
+            "date_taken": ["datetaken", "datetakengranularity", "datetakenunknown"], "owner_name": ["ownername"],
+            "realname": ["realname"], "tags": ["tags"], "media": ["media", "media_status"],
+            "path_alias": ["pathalias"],
+        ]
+        for size in sizes { byExtra["url_\(size)"] = ["url_\(size)", "width_\(size)", "height_\(size)"] }
+        let always: Set = [
+            "id", "owner", "secret", "server", "farm", "title", "ispublic", "isfriend", "isfamily", "isprimary",
+        ]
+        let asked = Set(FlickrAnswer.extras)
+        let kept = always.union(asked.flatMap { byExtra[$0] ?? [] })
+        for (name, address) in [
+            (
+                "flickr-api-people-getPublicPhotos-page1.xml",
+                "https://api.flickr.com/services/rest/?method=flickr.people.getPublicPhotos"
+            ),
+            ("flickr-api-photosets-getPhotos-delhi-life-page1.xml", Self.setAddress),
+        ] {
+            let text = try String(contentsOf: fixture(name), encoding: .utf8)
+            // Each attribute of each <photo …> not asked for is taken out, as Flickr would leave it.
+            var stripped = ""
+            var rest = text[...]
+            while let start = rest.range(of: "<photo ") {
+                stripped += rest[..<start.upperBound]
+                rest = rest[start.upperBound...]
+                let end = try #require(rest.firstIndex(of: ">"))
+                let attributes = rest[..<end]
+                var keptText: [String] = []
+                var scan = attributes[...]
+                while let equals = scan.range(of: "=\"") {
+                    let key = scan[..<equals.lowerBound].trimmingCharacters(in: .whitespaces)
+                    let valueEnd = try #require(scan[equals.upperBound...].firstIndex(of: "\""))
+                    if kept.contains(key) { keptText.append("\(key)=\"\(scan[equals.upperBound..<valueEnd])\"") }
+                    scan = scan[scan.index(after: valueEnd)...]
+                }
+                stripped += keptText.joined(separator: " ") + (attributes.hasSuffix("/") ? " /" : "")
+                rest = rest[end...]
+            }
+            stripped += rest
+            if !asked.contains("description") {
+                stripped = stripped.replacingOccurrences(
+                    of: #"<description>[^<]*</description>"#, with: "", options: .regularExpression)
+            }
+            let reader = FeedReader()
+            let whole = try reader.document(from: Data(text.utf8), location: URL(string: address)!, name: name)
+            let lean = try reader.document(from: Data(stripped.utf8), location: URL(string: address)!, name: name)
+            #expect(stripped.count < text.count * 3 / 4, "attributes were taken out")
+            #expect(lean.photos.map(\.source) == whole.photos.map(\.source))
+            #expect(lean.photos.map(\.metadata) == whole.photos.map(\.metadata), "\(name)")
+            #expect(
+                lean.photos.map(\.link) == whole.photos.map(\.link)
+                    && lean.photos.map(\.date) == whole.photos.map(\.date))
+            #expect(lean.photos.count == whole.photos.count && lean.entryCount == whole.entryCount)
+        }
+    }
+
+    @Test func anotherServicesRspOrAnotherMethodsAnswerIsNotReadAsPhotos() throws {
+        // Piwigo answers <rsp stat="ok"> in XML: not Flickr's unless it comes from Flickr's address.
+        let piwigo = Data(
+            #"<?xml version="1.0"?><rsp stat="ok"><categories><category id="1"/></categories></rsp>"#.utf8)
+        let elsewhere = #expect(throws: FeedError.self) {
+            try FeedReader().document(
+                from: piwigo, location: URL(string: "https://p.example/ws.php?method=pwg.categories.getList")!,
+                name: "ws.php")
+        }
+        #expect(elsewhere?.message.contains("Flickr") == false, "\(elsewhere?.message ?? "")")
+        // Flickr's own answer to a method that lists no photos.
+        let sets = Data(#"<rsp stat="ok"><photosets page="1" pages="1"><photoset id="1"/></photosets></rsp>"#.utf8)
+        let error = #expect(throws: FeedError.self) {
+            try FeedReader().document(from: sets, location: URL(string: Self.setAddress)!, name: "sets")
+        }
+        #expect(error?.message == "sets: Flickr answered with <photosets>, not a page of photos")
+    }
+
+    @Test func aPhotoWithNoSizeIsSkippedByItsPositionAndAnotherPageThanAskedEndsTheFeed() throws {
+        let data = Data(
+            """
+            <rsp stat="ok"><photos page="3" pages="9">
+            <photo id="1" title="a" url_l="https://x.example/a.jpg" width_l="1024" />
+            <photo id="2" title="b" />
+            </photos></rsp>
+            """.utf8)
+        let document = try FeedReader().document(
+            from: data, location: URL(string: Self.setAddress + "&page=2")!, name: "set")
+        #expect(document.photos.count == 1 && document.skipped.map(\.index) == [1])
+        #expect(document.next == nil, "page 2 was asked for, page 3 came: the feed ends there")
     }
 
     private func fixture(_ name: String) -> URL { SavedMediaFeedTests.fixtures.appendingPathComponent(name) }
