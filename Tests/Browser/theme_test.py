@@ -520,6 +520,33 @@ def main():
             check("Escape closes the viewer and gives focus back to the tile",
                   closed and focused == last_slug and driver.current_url.split("#")[0] == url,
                   f"focus on {focused!r}, expected {last_slug!r}; address {driver.current_url}")
+            # The focus ring shows on every side of the tile: a tile draws only inside itself
+            # (content-visibility), so the ring is drawn inside its edge.
+            time.sleep(0.3)
+            ring = driver.execute_script(
+                "const link = document.activeElement; link.scrollIntoView({block: 'center'});"
+                "const r = link.getBoundingClientRect();"
+                "return {x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height,"
+                " colour: getComputedStyle(link).outlineColor, visible: link.matches(':focus-visible')};")
+            width, height, rows = pixels(driver, ring)
+            target = [int(part) for part in ring["colour"][ring["colour"].index("(") + 1:-1].split(",")[:3]]
+
+            def ringed(x, y):
+                return sum(abs(a - b) for a, b in zip(rows[y][x], target)) < 90
+
+            def side(points):
+                return sum(any(ringed(x, y) for x, y in band) for band in points) / max(1, len(points))
+            band = range(0, 6)
+            sides = {
+                "top": side([[(x, d) for d in band] for x in range(8, width - 8, 4)]),
+                "bottom": side([[(x, height - 1 - d) for d in band] for x in range(8, width - 8, 4)]),
+                "left": side([[(d, y) for d in band] for y in range(8, height - 8, 4)]),
+                "right": side([[(width - 1 - d, y) for d in band] for y in range(8, height - 8, 4)]),
+            }
+            check("the focused tile's ring shows on all four sides", ring["visible"]
+                  and all(share > 0.9 for share in sides.values()),
+                  f"focus-visible {ring['visible']}, ring {ring['colour']}; share of each side ringed: "
+                  f"{({k: round(v, 2) for k, v in sides.items()})}")
 
             # Opening grows the photo out of its tile and closing shrinks it back (animations
             # counted as the page makes them); none under prefers-reduced-motion.
