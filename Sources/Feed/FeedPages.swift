@@ -152,15 +152,30 @@ package struct FeedPages: Sendable {
         var pairs = query.split(separator: "&").map(String.init)
         let pair =
             name.percentEncodedStrictly(keepingSlash: false) + "=" + value.percentEncodedStrictly(keepingSlash: false)
-        if let index = pairs.firstIndex(where: { existing in
-            let key = existing.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            return (String(key).removingPercentEncoding ?? String(key)) == name
-        }) {
+        if let index = pairs.firstIndex(where: { Self.name(of: $0) == name }) {
             pairs[index] = pair
         } else {
             pairs.append(pair)
         }
         return URL(string: path + "?" + pairs.joined(separator: "&") + fragment) ?? url
+    }
+
+    /// `url` without the query parameters `names`; the rest of the query is kept exactly as
+    /// written.
+    package static func url(_ url: URL, removing names: Set<String>) -> URL {
+        let text = url.absoluteString
+        let (head, fragment) = text.firstIndex(of: "#").map { (String(text[..<$0]), String(text[$0...])) } ?? (text, "")
+        guard let mark = head.firstIndex(of: "?") else { return url }
+        let pairs = head[head.index(after: mark)...].split(separator: "&").map(String.init)
+        let kept = pairs.filter { !names.contains(Self.name(of: $0)) }
+        guard kept.count < pairs.count else { return url }
+        return URL(string: head[..<mark] + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + fragment) ?? url
+    }
+
+    /// The decoded name of a query's `name=value` pair.
+    private static func name(of pair: String) -> String {
+        let key = String(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        return key.removingPercentEncoding ?? key
     }
 
     package static func queryValue(_ name: String, in url: URL) -> String? {

@@ -51,7 +51,7 @@ package struct FeedReader: Sendable {
                 document.isListing = true
                 return document
             }
-            if configuration.format == .flickr || FlickrAnswer.isRecognised(root, location: location) {
+            if readsAsFlickr(root, location: location) {
                 guard FlickrAnswer.isAnswer(root) else {
                     throw FeedError(
                         .wrongShape, "\(name): feed.format is flickr, but this is not an answer of Flickr's API")
@@ -168,11 +168,16 @@ package struct FeedReader: Sendable {
         }
     }
 
-    /// The address to ask for a feed's first page at: a Flickr API address gains the extras
-    /// and page size its reader uses (``FlickrAnswer/firstPage(_:)``); any other is as given.
+    /// An XML answer read as Flickr's: asked for (`format: flickr`), or recognised.
+    private func readsAsFlickr(_ root: MediaFeed.Element, location: URL) -> Bool {
+        configuration.format == .flickr || FlickrAnswer.isRecognised(root, location: location)
+    }
+
     /// Flickr's API address (`https://api.flickr.com/services/rest/?method=…`).
     package static func isFlickrAPI(_ url: URL) -> Bool { FlickrAnswer.isAPI(url) }
 
+    /// The address to ask for a feed's first page at: a Flickr API address gains the extras
+    /// and page size its reader uses (``FlickrAnswer/firstPage(_:)``); any other is as given.
     package func firstPage(_ url: URL) -> URL {
         guard configuration.fields == nil,
             configuration.format == .flickr || (configuration.format == .auto && FlickrAnswer.isAPI(url))
@@ -185,11 +190,7 @@ package struct FeedReader: Sendable {
         if isXML(data) {
             let root = try MediaFeed.root(of: data, name: name)
             if BucketListing.isListing(root) { return "S3 bucket listing" }
-            if configuration.format == .flickr
-                || FlickrAnswer.isRecognised(root, location: URL(string: name) ?? URL(fileURLWithPath: name))
-            {
-                return "Flickr API"
-            }
+            if readsAsFlickr(root, location: URL(string: name) ?? URL(fileURLWithPath: name)) { return "Flickr API" }
             _ = try MediaFeed(root: root, name: name)
             return "RSS or Atom (Media RSS)"
         }

@@ -65,21 +65,15 @@ struct FlickrAnswer {
     /// many photos a page as Flickr gives (500) unless it says, and Flickr's XML answer (the one
     /// read here) rather than JSON.
     static func firstPage(_ url: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url }
-        let pairs = (components.percentEncodedQuery ?? "").split(separator: "&").map(String.init)
-        func name(_ pair: String) -> String {
-            let key = String(pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            return key.removingPercentEncoding ?? key
-        }
-        let kept = pairs.filter { !["format", "nojsoncallback"].contains(name($0)) }
-        components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
-        var first = components.url ?? url
+        var first = FeedPages.url(url, removing: ["format", "nojsoncallback"])
         let given = (FeedPages.queryValue("extras", in: first) ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         }.filter { !$0.isEmpty }
         let wanted = given + extras.filter { !given.contains($0) }
         if wanted != given { first = FeedPages.url(first, setting: "extras", to: wanted.joined(separator: ",")) }
-        if !Set(kept.map(name)).contains("per_page") { first = FeedPages.url(first, setting: "per_page", to: "500") }
+        if FeedPages.queryValue("per_page", in: first) == nil {
+            first = FeedPages.url(first, setting: "per_page", to: "500")
+        }
         return first
     }
 

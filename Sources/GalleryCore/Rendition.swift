@@ -71,8 +71,8 @@ package struct ProcessedImage: Sendable, Hashable, Codable {
     /// (``ImageFormat/isVideo``); its size is the clip's as shown.
     package var video: VideoDetails?
     /// A Live Photo's motion: the web videos of the clip beside the still (its set's ``videos``,
-    /// in their order), given to the photo that has it after its set is made. Not part of the set (a set is the still's bytes, whichever
-    /// photos show them), so not in its record.
+    /// in their order), given to the photo that has it after its set is made. Not part of the set
+    /// (a set is the still's bytes, whichever photos show them), so not in its record.
     package var motion: [Rendition] = []
 
     package init(

@@ -182,11 +182,7 @@ package struct SiteStarter: Sendable {
     /// variable's, when set; else the feed is recognised by its address only.
     private func probeFlickr(_ url: URL, reader: FeedReader) async throws(BuildError) -> FeedProbe {
         let given = FeedPages.queryValue("api_key", in: url)
-        var setting = url
-        if given != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
-            components.percentEncodedQueryItems = components.percentEncodedQueryItems?.filter { $0.name != "api_key" }
-            setting = components.url ?? url
-        }
+        let setting = FeedPages.url(url, removing: ["api_key"])
         let auth = "{query: api_key, env: \(Self.flickrKeyVariable)}"
         guard let key = given ?? ProcessInfo.processInfo.environment[Self.flickrKeyVariable], !key.isEmpty else {
             return FeedProbe(

@@ -10,9 +10,7 @@ import Testing
     func read(_ name: String, from location: String, format: FeedFormat = .auto, largestWidth: Int = 1600) throws
         -> FeedDocument
     {
-        let data = try Data(contentsOf: SavedMediaFeedTests.fixtures.appendingPathComponent(name))
-        return try FeedReader(configuration: FeedReader.Configuration(format: format, largestWidth: largestWidth))
-            .document(from: data, location: URL(string: location)!, name: name)
+        try ServiceFeedTests.read(name, from: location, format: format, largestWidth: largestWidth)
     }
 
     static let setAddress =
@@ -105,6 +103,15 @@ import Testing
         #expect(FeedReader().firstPage(elsewhere) == elsewhere)
         let named = FeedReader(configuration: FeedReader.Configuration(format: .flickr)).firstPage(elsewhere)
         #expect(named.absoluteString.contains("extras="))
+        // What init writes of an address with its key in it: the rest as written.
+        let keyed = URL(string: "https://api.flickr.com/services/rest/?method=m&api_key=K%2B1&user_id=1%40N0#x")!
+        #expect(
+            FeedPages.url(keyed, removing: ["api_key"]).absoluteString
+                == "https://api.flickr.com/services/rest/?method=m&user_id=1%40N0#x")
+        #expect(
+            FeedPages.url(URL(string: "https://h.example/p?api_key=K")!, removing: ["api_key"]).absoluteString
+                == "https://h.example/p")
+        #expect(FeedPages.url(elsewhere, removing: ["api_key"]) == elsewhere)
         let mapped = FeedReader(
             configuration: FeedReader.Configuration(fields: FieldMapping(items: "photoset.photo", image: "url_o")))
         #expect(mapped.firstPage(given) == given, "a feed read by feed.fields is asked for as written")
@@ -239,8 +246,4 @@ import Testing
     }
 
     private func fixture(_ name: String) -> URL { SavedMediaFeedTests.fixtures.appendingPathComponent(name) }
-}
-
-extension FeedReader {
-    fileprivate func shapeNameIfReadable(_ data: Data) -> String? { try? shapeName(of: data, name: "feed") }
 }

@@ -7,10 +7,17 @@ import Testing
 /// Saved answers of photo services' APIs (Fixtures/README.md says where each came from), read as
 /// feeds: which entries are photos, and what each field fills.
 @Suite struct ServiceFeedTests {
-    func read(_ name: String, from location: String, format: FeedFormat = .auto) throws -> FeedDocument {
+    /// The saved answer `name` read as if fetched from `location`.
+    static func read(_ name: String, from location: String, format: FeedFormat = .auto, largestWidth: Int = 1600)
+        throws -> FeedDocument
+    {
         let data = try Data(contentsOf: SavedMediaFeedTests.fixtures.appendingPathComponent(name))
-        return try FeedReader(configuration: FeedReader.Configuration(format: format)).document(
-            from: data, location: URL(string: location)!, name: name)
+        return try FeedReader(configuration: FeedReader.Configuration(format: format, largestWidth: largestWidth))
+            .document(from: data, location: URL(string: location)!, name: name)
+    }
+
+    func read(_ name: String, from location: String, format: FeedFormat = .auto) throws -> FeedDocument {
+        try Self.read(name, from: location, format: format)
     }
 
     @Test func aMastodonStatusWithTwoImagesIsTwoPhotosWithTheAuthorsAltText() throws {
@@ -74,7 +81,7 @@ import Testing
 }
 
 extension FeedReader {
-    fileprivate func shapeNameIfReadable(_ data: Data) -> String? { try? shapeName(of: data, name: "feed") }
+    func shapeNameIfReadable(_ data: Data) -> String? { try? shapeName(of: data, name: "feed") }
 }
 
 /// Hostile answers from the listing and paging sources: no entity read, wrong types named.
