@@ -419,6 +419,21 @@ def main():
             opened = wait_until(lambda: driver.execute_script("return document.querySelector('dialog.viewer').open"))
             check("a click on a tile opens the viewer at that photo's address",
                   opened and driver.current_url == pages[0], driver.current_url)
+            # The page under the viewer is out of reach: the viewer is modal to assistive technology
+            # (a modal dialog, or one raised as a popover that says so) and Tab, forwards or back,
+            # never reaches a tile or link under it.
+            modal = driver.execute_script(
+                "const d = document.querySelector('dialog.viewer');"
+                " return d.matches(':modal') || (d.matches(':popover-open') && d.getAttribute('aria-modal') === 'true')")
+            reached = set()
+            for keys in [Keys.TAB] * 12 + [Keys.SHIFT + Keys.TAB] * 12:
+                driver.switch_to.active_element.send_keys(keys)
+                reached.add(driver.execute_script(
+                    "const e = document.activeElement; return e === document.body ? 'body'"
+                    " : e.closest('dialog.viewer') ? 'viewer' : e.outerHTML.slice(0, 80)"))
+            driver.execute_script("document.querySelector('dialog.viewer').focus()")
+            check("the open viewer is modal: Tab and Shift-Tab go round the viewer's controls only",
+                  modal and reached <= {"viewer", "body"} and "viewer" in reached, f"modal {modal}, reached {reached}")
             sharp = 'return document.querySelector(".viewer .stage img.sharp") !== null'
             wait_until(lambda: driver.execute_script(sharp))
             walked, problems, widths = 0, [], {}
@@ -547,6 +562,23 @@ def main():
                   and all(share > 0.9 for share in sides.values()),
                   f"focus-visible {ring['visible']}, ring {ring['colour']}; share of each side ringed: "
                   f"{({k: round(v, 2) for k, v in sides.items()})}")
+
+            # A browser without popovers: the viewer is a modal dialog, which Escape closes.
+            no_popover = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                                                {"source": "delete HTMLElement.prototype.showPopover;"})
+            try:
+                open_page(driver, url)
+                driver.find_elements(By.CSS_SELECTOR, ".gallery a[data-full]")[1].click()
+                modal = wait_until(lambda: driver.execute_script(
+                    "return document.querySelector('dialog.viewer').matches(':modal')"), timeout=5)
+                driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+                closed = wait_until(lambda: not driver.execute_script(
+                    "return document.querySelector('dialog.viewer').open"), timeout=5)
+                check("without popovers the viewer opens as a modal dialog and Escape closes it",
+                      modal and closed and driver.current_url.split("#")[0] == url,
+                      f"modal {modal}, closed {closed}, address {driver.current_url}")
+            finally:
+                driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", no_popover)
 
             # Opening grows the photo out of its tile and closing shrinks it back (animations
             # counted as the page makes them); none under prefers-reduced-motion.

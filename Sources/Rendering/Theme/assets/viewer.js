@@ -57,8 +57,17 @@
   /* A tile out of sight is not laid out (style.css: content-visibility), so the browser's lazy
      loading would start its photo only as the tile is about to show: each is asked for once its
      tile comes within 1,250 pixels, as the browser does for a page laid out whole. */
+  /* Not watched while the viewer hides them (each frame would measure them all). */
+  var ahead = null;
+  var waiting = links.map(function (link) { return link.closest(".photo") || link; });
+  function watch(on) {
+    if (!ahead) return;
+    if (!on) return ahead.disconnect();
+    waiting = waiting.filter(function (tile) { return !!tile.querySelector("img[loading=lazy]"); });
+    waiting.forEach(function (tile) { ahead.observe(tile); });
+  }
   if (window.IntersectionObserver) {
-    var ahead = new IntersectionObserver(function (entries) {
+    ahead = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {
         if (!entry.isIntersecting) return;
         ahead.unobserve(entry.target);
@@ -66,7 +75,7 @@
         if (img) img.loading = "eager";
       });
     }, { rootMargin: "1250px 0px" });
-    links.forEach(function (link) { ahead.observe(link.closest(".photo") || link); });
+    watch(true);
   }
 
   /* Addresses are made absolute now: the address bar will show a photo page in another folder
@@ -148,6 +157,31 @@
     'stroke="currentColor" stroke-width="2"/></svg></button>' +
     '<button type="button" class="close" aria-label="Close">\u2715</button></div></div>';
   doc.body.appendChild(dialog);
+  /* A modal dialog restyles the whole page (made inert) as it opens and closes. Where there are
+     popovers the viewer is a dialog raised as one, at the cost of its own elements: it covers the
+     window, is modal to assistive technology (aria-modal), and focus leaving it comes back. */
+  var raised = typeof dialog.showPopover === "function";
+  if (raised) {
+    dialog.popover = "manual";
+    dialog.setAttribute("aria-modal", "true");
+  }
+  function raise() {
+    if (!raised) return dialog.showModal();
+    dialog.showPopover();
+    dialog.show();
+  }
+  doc.addEventListener("focusin", function (event) {
+    if (raised && dialog.open && !dialog.contains(event.target)) dialog.focus();
+  });
+  /* Styled from nothing the first time it shows: styled and laid out once, unseen, when idle. */
+  (window.requestIdleCallback || setTimeout)(function () {
+    if (dialog.open) return;
+    dialog.style.visibility = "hidden";
+    dialog.setAttribute("open", "");
+    dialog.getBoundingClientRect();
+    dialog.removeAttribute("open");
+    dialog.style.visibility = "";
+  });
   var frame = dialog.querySelector(".frame");
   var stage = dialog.querySelector(".stage");
   var shown = dialog.querySelector(".stage img");
@@ -246,9 +280,12 @@
      once there is more to say than the title the bar shows. The button hides and shows it. */
   var panel = true;
   var wide = window.matchMedia ? window.matchMedia("(min-width: 1000px)") : { matches: true };
+  var saidHTML = "";
   function showPanel(index) {
     dialog.classList.toggle("with-panel", panel);
-    saidBody.innerHTML = said[index] || "";
+    /* Written only when it changes: a parse and a layout. */
+    var html = said[index] || "";
+    if (html !== saidHTML) saidBody.innerHTML = saidHTML = html;
     saidBox.hidden = !panel || (!wide.matches && !said[index]);
   }
   if (wide.addEventListener) {
@@ -606,10 +643,11 @@
       if (index > 0) load(index - 1, "low");
       return;
     }
+    /* Placed before the size is set: the stage is read again clean. */
     var entry = load(index, "high");
+    place(photo, entry.rendition);
     shown.width = entry.rendition.width;
     shown.height = Math.round(entry.rendition.width / photo.aspect);
-    place(photo, entry.rendition);
     entry.promise.then(function (result) {
       if (current !== index) return;
       if (result.url) {
@@ -643,7 +681,8 @@
        reading it would lay the page out a second time in the same frame. */
     var tile = opening && photos[index].img.getBoundingClientRect();
     if (opening) {
-      dialog.showModal();
+      watch(false);
+      raise();
       dialog.focus();
     }
     show(index);
@@ -674,7 +713,9 @@
       stopClip();
       stopClip(motion);
       shown.removeAttribute("src");
+      if (raised) dialog.hidePopover();
       dialog.close();
+      watch(true);
       if (index >= 0) photos[index].link.focus();
     }
     if (index < 0 || reduced() || !shown.animate || !shown.getAttribute("src") || photos[index].clip) return finish();
@@ -727,6 +768,11 @@
   /* On the document: the keys work wherever focus is while the viewer is open. */
   doc.addEventListener("keydown", function (event) {
     if (!dialog.open || closing || event.altKey || event.ctrlKey || event.metaKey) return;
+    /* To a raised dialog Escape is no close request. */
+    if (event.key === "Escape" && raised) {
+      event.preventDefault();
+      return close();
+    }
     /* Enter or Space on a button is that button's click (the slideshow's own included). */
     if ((event.key === "Enter" || event.key === " ") && event.target && event.target.tagName === "BUTTON") return;
     if (forControls(event)) return;
