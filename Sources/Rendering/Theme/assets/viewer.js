@@ -173,8 +173,13 @@
   doc.addEventListener("focusin", function (event) {
     if (raised && dialog.open && !dialog.contains(event.target)) dialog.focus();
   });
+  /* When the page has a pause (or at once, where it cannot say). */
+  function idle(task) {
+    if (window.requestIdleCallback) requestIdleCallback(task, { timeout: 500 });
+    else setTimeout(task, 0);
+  }
   /* Styled from nothing the first time it shows: styled and laid out once, unseen, when idle. */
-  (window.requestIdleCallback || setTimeout)(function () {
+  idle(function () {
     if (dialog.open) return;
     dialog.style.visibility = "hidden";
     dialog.setAttribute("open", "");
@@ -657,14 +662,17 @@
           shown.className = "sharp";
           /* A neighbour kept from an earlier zoom holds a larger image than its rendition. */
           shown.setAttribute("data-width", result.width === Infinity ? "original" : result.width || result.rendition.width);
-          tell(index);
+          idle(function () { if (current === index) tell(index); });
           if (zoom.scale > 1) sharpen();
         };
         shown.src = result.url;
       }
-      /* Then the neighbours, so that they never compete with the photo being looked at. */
-      if (index + 1 < photos.length) load(index + 1, "low");
-      if (index > 0) load(index - 1, "low");
+      /* Then the neighbours, in a pause, so that they never compete with the photo looked at. */
+      idle(function () {
+        if (current !== index) return;
+        if (index + 1 < photos.length) load(index + 1, "low");
+        if (index > 0) load(index - 1, "low");
+      });
     });
   }
 
