@@ -9,8 +9,8 @@ median of RUNS loads: Largest Contentful Paint, KB and image requests before any
 over the load, and the time from a click on the 10th tile to the viewer's photo shown sharp;
 then, with the CPU slowed 4x, the longest animation frame (the Long Animation Frames API) while
 the viewer closes, opens again and zooms in and out, under keys and a click sent as the browser's
-own input. At 390x844, 1280x800 and 2560x1440, with the
-default page size (60 photos a page) and with all 200 on one page.
+own input. At 390x844, 1280x800 and 2560x1440, with the default page size (60 photos a page) and
+with all 200 on one page.
 
     visitor.py GALLERYGEN_BINARY SAMPLE_PHOTOS WORK_FOLDER [RUNS]
 """

@@ -56,8 +56,8 @@
 
   /* A tile out of sight is not laid out (style.css: content-visibility), so the browser's lazy
      loading would start its photo only as the tile is about to show: each is asked for once its
-     tile comes within 1,250 pixels, as the browser does for a page laid out whole. */
-  /* Not watched while the viewer hides them (each frame would measure them all). */
+     tile comes within 1,250 pixels, as the browser does for a page laid out whole. The tiles are
+     not watched while the viewer hides them (each frame would measure them all). */
   var ahead = null;
   var waiting = links.map(function (link) { return link.closest(".photo") || link; });
   function watch(on) {
