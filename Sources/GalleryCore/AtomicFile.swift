@@ -18,7 +18,17 @@ package enum AtomicFile {
     /// The name of ``temporaryURL(for:)``'s file, for a target named `name`: within the 255 bytes
     /// of a file name whenever `name` is (a long name's end gives way to a hash of it).
     package static func temporaryName(for name: String) -> String {
-        let prefix = ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-"
+        temporaryName(for: name, prefix: temporaryPrefix())
+    }
+
+    /// A prefix of temporary names unique to this process and call (`.tmp-PID-RANDOM-`): names
+    /// made with it and anything unique to each file (``temporaryName(for:prefix:)``) are unique.
+    package static func temporaryPrefix() -> String {
+        ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-"
+    }
+
+    /// ``temporaryName(for:)`` with a prefix of ``temporaryPrefix()``'s form given.
+    package static func temporaryName(for name: String, prefix: String) -> String {
         let room = 255 - prefix.utf8.count
         guard name.utf8.count > room else { return prefix + name }
         let hash = String(fnv1a64(name), radix: 16)

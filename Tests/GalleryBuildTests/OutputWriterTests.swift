@@ -85,6 +85,36 @@ import Testing
         #expect(files == ["album-a.html", "images/new.webp", "index.html", Manifest.fileName].sorted(), "\(files)")
     }
 
+    /// A staged file's temporary name is made again from its path and its place in the order,
+    /// not kept: a page staged twice has two, the later one lands, and an abandoned write leaves
+    /// none of them behind; pages in folders and a name too long for a prefix take the same way.
+    @Test func temporaryNamesMadeAgainFindEveryStagedFile() async throws {
+        let folder = try TemporaryDirectory("staged-names")
+        let output = folder.file("public")
+        let writer = OutputWriter(directory: output)
+        let long = String(repeating: "n", count: 250) + ".html"
+        let pages = [
+            ("index.html", "first"), ("photos/a b/%41.html", "a"), ("index.html", "second"), ("deep/er/\(long)", "l"),
+        ]
+        let staging = try OutputWriter.Staging(writer)
+        try staging.stage(pages.map { ($0.0, Array($0.1.utf8)) })
+        let temporary = folder.allFiles(under: "public").filter {
+            AtomicFile.isTemporaryName(($0 as NSString).lastPathComponent)
+        }
+        #expect(temporary.count == 5, "four pages and the marker: \(temporary)")
+        let files = ["deep/er/\(long)", "index.html", "photos/a b/%41.html"]
+        _ = try await staging.finish(files: files, previous: nil) { sink in try sink(Array("{}".utf8)) }
+
+        #expect(folder.allFiles(under: "public") == (files + [Manifest.fileName]).sorted())
+        #expect(try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8) == "second")
+        #expect(try String(contentsOf: output.appendingPathComponent("photos/a b/%41.html"), encoding: .utf8) == "a")
+
+        let abandoned = try OutputWriter.Staging(writer)
+        try abandoned.stage(pages.map { ($0.0, Array(($0.1 + " again").utf8)) })
+        abandoned.abandon()
+        #expect(folder.allFiles(under: "public") == (files + [Manifest.fileName]).sorted(), "nothing staged is left")
+    }
+
     /// A build killed while it wrote its first marker leaves only the marker's temporary file:
     /// the next build removes it too.
     @Test func aWriteAfterOneKilledWritingItsMarkerRemovesTheMarkersTemporaryFile() async throws {

@@ -161,6 +161,30 @@ import Testing
         #expect(entries[2].elements(forName: "updated").first?.stringValue == "1970-01-01T00:00:00Z")
     }
 
+    /// The feeds take the newest 50 photos, newest first, the later in the feed first on a tie,
+    /// undated ones last, and only photos with an image and a page: as a sort of them all would.
+    @Test func theFeedsTakeTheNewestAsASortWould() {
+        let base = 1_700_000_000.0
+        let items = (0..<130).map { index in
+            // Dates with ties (a tenth of the photos share one) and some without.
+            Self.item(index, date: index % 7 == 3 ? nil : Date(timeIntervalSince1970: base + Double(index * 37 % 50)))
+        }
+        var slugs: [Int: String] = [:]
+        for index in 0..<130 where index % 11 != 5 { slugs[index] = "p\(index)" }
+        let model = FeedViewModel(
+            gallery: Gallery(title: "T", introHTML: "", baseURL: nil, items: items), slugs: slugs)
+
+        let expected = items.filter { $0.image != nil && slugs[$0.photo.index] != nil }
+            .sorted { a, b in
+                let (x, y) = (a.photo.date ?? .distantPast, b.photo.date ?? .distantPast)
+                return x != y ? x > y : a.photo.index > b.photo.index
+            }
+            .prefix(FeedViewModel.entryLimit)
+            .map { "photos/" + slugs[$0.photo.index]! + ".html" }
+        #expect(model.entries.count == 50)
+        #expect(model.entries.map(\.url) == expected)
+    }
+
     /// An attribute's value (FoundationXML's `attribute(forName:)` misses them in a default namespace).
     static func attribute(_ name: String, of element: XMLElement) -> String? {
         element.attributes?.first { $0.name == name }?.stringValue

@@ -110,9 +110,15 @@ struct OutputWriter {
         private let writer: OutputWriter
         private var result = Result()
         private var created: [URL] = []
-        /// What is staged, as strings: two URL objects a page were 86 MB of the peak of a
-        /// 100,000-photo build. `path` is the page's own string, so a page costs one new name.
-        private var staged: [(path: String, temporaryName: String)] = []
+        /// What is staged, in order: each path is the page's own string, and its temporary
+        /// file's name is made again from it and its place here (``paths(of:at:)``), not kept (two
+        /// URL objects a page were 86 MB of the peak of a 100,000-photo build, a temporary name
+        /// 11 MB).
+        private var staged: [String] = []
+        /// The start of this write's temporary names, unique to it.
+        private let temporaryPrefix = AtomicFile.temporaryPrefix()
+        /// The output folder's path.
+        private let folder: String
 
         /// Present while a build stages into the folder: a build that finds it knows the one
         /// before was killed while staging, and sweeps the whole folder for what it left. (Its
@@ -126,6 +132,7 @@ struct OutputWriter {
 
         init(_ writer: OutputWriter) throws {
             self.writer = writer
+            folder = writer.directory.path
             marker = writer.directory.appendingPathComponent(".tmp-staging")
             try FileManager.default.createDirectory(at: writer.directory, withIntermediateDirectories: true)
             // Walking 200,000 files costs seconds: only after a build that did not end.
@@ -235,7 +242,7 @@ struct OutputWriter {
             }
             try writer.beforeWriting?(path)
             try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let temporary = stagedTemporary(for: target, path: path)
+            let temporary = stagedTemporary(path: path)
             try write(temporary)
             try AtomicFile.synchronize(temporary)
             return true
@@ -260,7 +267,7 @@ struct OutputWriter {
                 try writer.beforeWriting?(path)
                 // Staged first, so that a failure after the file exists removes it; created by a
                 // write, so that a failure is the system's own error (a full disk, no permission).
-                let url = stagedTemporary(for: target, path: path)
+                let url = stagedTemporary(path: path)
                 try Data().write(to: url)
                 temporary = url
                 let handle = try FileHandle(forWritingTo: url)
@@ -316,8 +323,8 @@ struct OutputWriter {
             let (leaving, arriving) = Self.difference(from: (previous ?? []) + pending, to: files)
             // Until the marker goes, a kill leaves files the folder's list may not hold.
             markStaging(leaving + arriving)
-            for file in staged {
-                let (temporary, target) = paths(of: file)
+            for (index, path) in staged.enumerated() {
+                let (temporary, target) = paths(of: path, at: index)
                 guard rename(temporary, target) == 0 else {
                     let reason = String(cString: strerror(errno))
                     abandon()
@@ -368,23 +375,33 @@ struct OutputWriter {
             return (leaving, arriving)
         }
 
-        /// A new temporary file beside `target` (at `path` in the folder), recorded as staged.
-        private func stagedTemporary(for target: URL, path: String) -> URL {
-            let name = AtomicFile.temporaryName(for: target.lastPathComponent)
-            staged.append((path, name))
-            return target.deletingLastPathComponent().appendingPathComponent(name)
+        /// A new temporary file beside the file at `path` in the folder, recorded as staged.
+        private func stagedTemporary(path: String) -> URL {
+            let temporary = paths(of: path, at: staged.count).temporary
+            staged.append(path)
+            return URL(fileURLWithPath: temporary, isDirectory: false)
         }
 
-        /// A staged file's temporary file and its place, as absolute paths.
-        private func paths(of file: (path: String, temporaryName: String)) -> (temporary: String, target: String) {
-            let target = writer.directory.path + "/" + file.path
-            let folder = target[..<(target.lastIndex(of: "/") ?? target.endIndex)]
-            return (folder + "/" + file.temporaryName, target)
+        /// The temporary name of the file named `name` staged `index`th: unique to this write and
+        /// to the staging, so a path staged twice has two.
+        private func temporaryName(of name: String, at index: Int) -> String {
+            AtomicFile.temporaryName(for: name, prefix: temporaryPrefix + String(index) + "-")
+        }
+
+        /// The temporary file and the place of the file staged `index`th, at `path` in the
+        /// folder, as absolute paths.
+        private func paths(of path: String, at index: Int) -> (temporary: String, target: String) {
+            let target = folder + "/" + path
+            let slash = target.lastIndex(of: "/") ?? target.startIndex
+            let name = String(target[target.index(after: slash)...])
+            return (target[..<slash] + "/" + temporaryName(of: name, at: index), target)
         }
 
         /// Removes what this write staged and created.
         func abandon() {
-            for file in staged { try? FileManager.default.removeItem(atPath: paths(of: file).temporary) }
+            for (index, path) in staged.enumerated() {
+                try? FileManager.default.removeItem(atPath: paths(of: path, at: index).temporary)
+            }
             for target in created { try? FileManager.default.removeItem(at: target) }
             staged = []
             created = []

@@ -137,7 +137,9 @@ extension BuildSession {
     // MARK: Steps
 
     private func readFeed(_ context: inout BuildContext) async throws(BuildError) {
-        let (feed, feedSHA256, feedWarning) = try await readFeed()
+        let (read, feedSHA256, feedWarning) = try await readFeed()
+        var feed = read
+        feed.shareAlbumPaths()
         context.feed = feed
         context.feedSHA256 = feedSHA256
         for warning in [feedWarning].compactMap({ $0 }) + feed.warnings {

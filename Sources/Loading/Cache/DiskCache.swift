@@ -18,6 +18,8 @@ import Synchronization
 package final class DiskCache: Sendable {
     package let root: URL
     let blobs: URL
+    /// ``blobs``' path, one string for every original in the cache (``Original/init(source:inBlobs:sha256:byteCount:contentType:validators:origin:)``).
+    let blobFolder: String
     let temporary: URL
     package let renditions: URL
     private let store: BuildStore
@@ -59,6 +61,7 @@ package final class DiskCache: Sendable {
     package init(directory: URL) throws {
         root = directory.appendingPathComponent("v1")
         blobs = root.appendingPathComponent("blobs")
+        blobFolder = blobs.path
         temporary = root.appendingPathComponent("tmp")
         renditions = root.appendingPathComponent("renditions")
         for folder in [root, blobs, temporary, renditions] {
@@ -216,7 +219,7 @@ package final class DiskCache: Sendable {
     }
 
     private func blobPath(for sha256: String) -> String {
-        Self.blobPath(for: sha256, in: blobs)
+        blobFolder + "/" + sha256
     }
 
     private static func blobPath(for sha256: String, in blobs: URL) -> String {

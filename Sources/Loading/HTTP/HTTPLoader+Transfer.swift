@@ -259,7 +259,7 @@ extension HTTPLoader {
         cache.markUsed(record, at: Date())
         return Original(
             source: source,
-            file: blob,
+            inBlobs: cache.blobFolder,
             sha256: sha256,
             byteCount: size,
             contentType: contentType,

@@ -154,8 +154,8 @@ package final class HTTPLoader: OriginalLoading {
         } else {
             return nil
         }
-        guard let blob = cache.verifiedBlob(of: record) else { return nil }
-        return use(record, blob: blob, origin: origin, at: now, source: source)
+        guard cache.verifiedBlob(of: record) != nil else { return nil }
+        return use(record, origin: origin, at: now, source: source)
     }
 
     package func cachedSHA256(for source: CanonicalURL) -> String? {
@@ -200,13 +200,13 @@ package final class HTTPLoader: OriginalLoading {
                     if !expectsImage, let link = documentLinks.withLock({ $0[key] }) { refreshed.link = link }
                     refreshed.blobModified = DiskCache.modificationTime(of: blob)
                     cache.store(refreshed)
-                    return use(refreshed, blob: blob, origin: .revalidated, at: now, source: source)
+                    return use(refreshed, origin: .revalidated, at: now, source: source)
                 case .downloaded(let original):
                     if expectsImage { await share(key) }
                     return original
                 }
             } catch let error as LoadingError where error.allowsStaleCopy {
-                var stale = use(record, blob: blob, origin: .stale, at: now, source: source)
+                var stale = use(record, origin: .stale, at: now, source: source)
                 stale.warning = "\(error.message); using the copy cached \(Self.describeAge(of: record, at: now))"
                 return stale
             }
@@ -263,7 +263,7 @@ package final class HTTPLoader: OriginalLoading {
     /// same bytes.
     private func bodiless(_ record: CacheRecord, source: CanonicalURL, origin: Original.Origin) -> Original {
         Original(
-            source: source, file: cache.blobURL(for: record.sha256), sha256: record.sha256, byteCount: record.size,
+            source: source, inBlobs: cache.blobFolder, sha256: record.sha256, byteCount: record.size,
             contentType: record.contentType, validators: record.validators, origin: origin)
     }
 
@@ -280,13 +280,14 @@ package final class HTTPLoader: OriginalLoading {
         }
     }
 
-    private func use(_ record: CacheRecord, blob: URL, origin: Original.Origin, at now: Date, source: CanonicalURL)
+    /// The original of `record`, whose blob ``DiskCache/verifiedBlob(of:)`` has vouched for.
+    private func use(_ record: CacheRecord, origin: Original.Origin, at now: Date, source: CanonicalURL)
         -> Original
     {
         cache.markUsed(record, at: now)
         return Original(
             source: source,
-            file: blob,
+            inBlobs: cache.blobFolder,
             sha256: record.sha256,
             byteCount: record.size,
             contentType: record.contentType,
