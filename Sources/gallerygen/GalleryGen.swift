@@ -19,6 +19,9 @@ struct GalleryGen: AsyncParsableCommand {
 
     /// ArgumentParser's own `main`, except that a usage error exits 2 (the exit codes docs/publishing.md lists), not 64.
     static func main() async {
+        #if canImport(Glibc)
+            MallocArenas.limit()
+        #endif
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
