@@ -330,7 +330,9 @@ package enum LocationPrecision: String, Sendable, CaseIterable, Encodable {
 
 extension PhotoMetadata: CustomReflectable {
     /// The fields, as a struct's mirror would show them (PageFingerprintTests reads them).
-    package var customMirror: Mirror { Mirror(self, children: Mirror(reflecting: fields).children) }
+    package var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: fields).children, displayStyle: .struct)
+    }
 }
 
 /// When a photo was taken: the camera's local date and time, and its offset from UTC when the

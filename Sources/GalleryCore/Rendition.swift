@@ -163,7 +163,9 @@ package struct ProcessedImage: Sendable, Hashable, Codable, CustomReflectable {
     }
 
     /// The fields, as an unboxed value would show them (the page fingerprint's test lists them).
-    package var customMirror: Mirror { Mirror(self, children: Mirror(reflecting: box.fields).children) }
+    package var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: box.fields).children, displayStyle: .struct)
+    }
 
     /// The poster's (or the photo's) images: the renditions a `<picture>` offers.
     package var images: [Rendition] { video == nil ? renditions : renditions.filter { !$0.format.isVideo } }

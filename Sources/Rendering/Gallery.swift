@@ -198,7 +198,9 @@ package struct GalleryItem: Sendable {
 
 extension GalleryItem: CustomReflectable {
     /// The stored values, as a struct's mirror would show them (PageFingerprintTests reads them).
-    package var customMirror: Mirror { Mirror(self, children: Mirror(reflecting: storage).children) }
+    package var customMirror: Mirror {
+        Mirror(self, children: Mirror(reflecting: storage).children, displayStyle: .struct)
+    }
 }
 
 /// A file of the site, ready to write.

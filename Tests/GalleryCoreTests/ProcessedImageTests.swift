@@ -36,8 +36,12 @@ import Testing
         #expect(original.camera == CameraDetails(camera: "X100V", iso: "ISO 200"))
         #expect(original.metadata == nil && original.video == nil && original.motion.isEmpty)
         #expect(original == Self.image && copy != original)
+        #expect(copy.width == 1 && copy.height == 2)
         #expect(copy.renditions.map(\.path) == ["images/ab-480.webp", "ab-480.jpg"])
+        #expect(copy.placeholder.color == "#ffffff" && copy.placeholder.dataURI == original.placeholder.dataURI)
+        #expect(copy.hasTransparency && copy.camera == nil)
         #expect(copy.motion.count == 1 && copy.video?.duration == 3 && copy.metadata?.title == "Changed")
+        #expect(String(describing: copy).contains("width: 1"), "printed with its fields")
     }
 
     @Test func equalFieldsInTwoBoxesAreEqualAndHashAlike() {
