@@ -137,9 +137,10 @@ extension BuildSession {
     // MARK: Steps
 
     private func readFeed(_ context: inout BuildContext) async throws(BuildError) {
-        let (read, feedSHA256, feedWarning) = try await readFeed()
-        var feed = read
-        feed.shareAlbumPaths()
+        // Shared in the document as it comes back, its only holder: not in a copy of its photos.
+        var read = try await readFeed()
+        read.0.shareAlbumPaths()
+        let (feed, feedSHA256, feedWarning) = read
         context.feed = feed
         context.feedSHA256 = feedSHA256
         for warning in [feedWarning].compactMap({ $0 }) + feed.warnings {

@@ -219,11 +219,12 @@ package final class DiskCache: Sendable {
     }
 
     private func blobPath(for sha256: String) -> String {
-        blobFolder + "/" + sha256
+        Self.blobPath(for: sha256, in: blobFolder)
     }
 
-    private static func blobPath(for sha256: String, in blobs: URL) -> String {
-        blobs.path + "/" + sha256
+    /// The blob of `sha256` in the blobs folder at `folder` (``blobFolder``).
+    private static func blobPath(for sha256: String, in folder: String) -> String {
+        folder + "/" + sha256
     }
 
     /// A new file name for a transfer under way.
@@ -356,8 +357,9 @@ package final class DiskCache: Sendable {
         var records: [String: CacheRecord] = [:]
         records.reserveCapacity(stored.count)
         var status: [String: FileStatus] = [:]
+        let folder = blobs.path
         for record in stored {
-            if status[record.sha256] == nil, let blob = FileStatus(path: blobPath(for: record.sha256, in: blobs)) {
+            if status[record.sha256] == nil, let blob = FileStatus(path: blobPath(for: record.sha256, in: folder)) {
                 status[record.sha256] = blob
             }
             if status[record.sha256]?.size == record.size { records[record.url] = record }
