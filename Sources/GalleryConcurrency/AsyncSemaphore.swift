@@ -1,45 +1,94 @@
+import Synchronization
+
 /// A counting semaphore for tasks: `acquire` suspends (without blocking a thread) until a permit is
 /// free, first come first served. A task cancelled while waiting leaves the queue and throws.
-package actor AsyncSemaphore {
-    private var available: Int
-    private var waiters: [(id: Int, continuation: CheckedContinuation<Void, any Error>)] = []
-    private var nextID = 0
+///
+/// A lock, not an actor: a free permit is taken without a suspension or a hop to another
+/// executor, which every HTTP request pays twice (all hosts, then its own).
+package final class AsyncSemaphore: Sendable {
+    private struct Waiter {
+        let id: Int
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var available: Int
+        /// The queue is `waiters[head...]`; the front is dropped in batches, not one by one.
+        var waiters: [Waiter] = []
+        var head = 0
+        /// Waiters whose cancellation came before they joined the queue.
+        var cancelledEarly: Set<Int> = []
+        var nextID = 0
+
+        mutating func popFirst() -> Waiter? {
+            guard head < waiters.count else { return nil }
+            let first = waiters[head]
+            head += 1
+            if head == waiters.count {
+                waiters.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= waiters.count {
+                waiters.removeFirst(head)
+                head = 0
+            }
+            return first
+        }
+
+        mutating func remove(_ id: Int) -> Waiter? {
+            guard let index = waiters[head...].firstIndex(where: { $0.id == id }) else { return nil }
+            return waiters.remove(at: index)
+        }
+    }
+
+    private let state: Mutex<State>
 
     package init(permits: Int) {
         precondition(permits > 0, "a semaphore needs at least one permit")
-        self.available = permits
+        state = Mutex(State(available: permits))
     }
 
     package func acquire() async throws {
         try Task.checkCancellation()
-        if available > 0 {
-            available -= 1
-            return
+        let queued: Int? = state.withLock { state in
+            if state.available > 0 {
+                state.available -= 1
+                return nil
+            }
+            state.nextID += 1
+            return state.nextID
         }
-        nextID += 1
-        let id = nextID
+        guard let id = queued else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    waiters.append((id, continuation))
+                let cancelled = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil { return true }
+                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    return false
                 }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            Task { await self.cancelWaiter(id) }
+            let waiter = state.withLock { state in
+                let waiter = state.remove(id)
+                // Not queued yet: the continuation, when it comes, is turned away. (Already
+                // given a permit: the id is never asked for again, and the mark is one integer.)
+                if waiter == nil { state.cancelledEarly.insert(id) }
+                return waiter
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
     /// Tasks waiting for a permit.
-    package var waiterCount: Int { waiters.count }
+    package var waiterCount: Int { state.withLock { $0.waiters.count - $0.head } }
 
     package func release() {
-        if waiters.isEmpty {
-            available += 1
-        } else {
-            waiters.removeFirst().continuation.resume()
+        let next = state.withLock { state in
+            let next = state.popFirst()
+            if next == nil { state.available += 1 }
+            return next
         }
+        next?.continuation.resume()
     }
 
     /// Runs `body` holding one permit.
@@ -53,10 +102,5 @@ package actor AsyncSemaphore {
             release()
             throw error
         }
-    }
-
-    private func cancelWaiter(_ id: Int) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 }

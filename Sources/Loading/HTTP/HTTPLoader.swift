@@ -411,7 +411,7 @@ package final class HTTPLoader: OriginalLoading {
         do {
             try await global.acquire()
         } catch {
-            await hostLimit.release()
+            hostLimit.release()
             throw error
         }
         do {
@@ -419,8 +419,8 @@ package final class HTTPLoader: OriginalLoading {
             let outcome = try await send(
                 url, source: source, record: record, expectsImage: expectsImage, redirects: redirects)
             health.succeeded(host: host)
-            await global.release()
-            await hostLimit.release()
+            global.release()
+            hostLimit.release()
             return outcome
         } catch {
             if let error = error as? LoadingError {
@@ -431,8 +431,8 @@ package final class HTTPLoader: OriginalLoading {
                     health.succeeded(host: host)
                 }
             }
-            await global.release()
-            await hostLimit.release()
+            global.release()
+            hostLimit.release()
             throw error
         }
     }
