@@ -68,12 +68,17 @@ import Testing
         try await fixture.close()
     }
 
-    @Test func aHostThatAcceptsAndNeverAnswersIsGivenUpAfterAFewTimeouts() async throws {
-        let fixture = try await LoaderFixture { _ in
+    /// A host that takes every request and never answers.
+    static func silentHost() async throws -> LoaderFixture {
+        try await LoaderFixture { _ in
             var response = TestHTTPServer.Response.photo(1)
             response.neverAnswer = true
             return response
         }
+    }
+
+    @Test func aHostThatAcceptsAndNeverAnswersIsGivenUpAfterAFewTimeouts() async throws {
+        let fixture = try await Self.silentHost()
         let loader = fixture.loader {
             $0.limits = Self.limits
             $0.perHost = 4
@@ -104,6 +109,40 @@ import Testing
         #expect(
             down.message.hasPrefix("not asked: 127.0.0.1 failed 3 times or more in a row (no answer in time)"))
         try await fixture.close()
+    }
+
+    /// Until the head, the client's own deadline holds the limits (no watch runs): a server that
+    /// takes the request and says nothing ends in the message the watch gave silence, at about
+    /// the idle limit, not at the total.
+    @Test func aSilentServerIsGivenUpAtTheIdleLimitWithTheWatchsMessage() async throws {
+        let fixture = try await Self.silentHost()
+        let loader = fixture.loader {
+            $0.limits = Self.limits
+            $0.retry.attempts = 1
+        }
+        let started = ContinuousClock.now
+
+        let error = await #expect(throws: LoadingError.self) {
+            try await loader.original(for: fixture.url("/silent.jpg"))
+        }
+
+        #expect(error?.code == .timedOut)
+        #expect(error?.message == "no answer for 0.4 s", "\(error?.message ?? "")")
+        #expect(ContinuousClock.now - started < Self.limits.total, "ended by the idle limit")
+        #expect(fixture.leftovers.isEmpty)
+        try await fixture.close()
+    }
+
+    @Test func theHeadsDeadlineIsTheShorterLimitAndItsMessageTheWatchs() {
+        let meter = TransferMeter()
+        #expect(Self.limits.headDeadline == .milliseconds(400))
+        #expect(Self.limits.noAnswer(since: meter, url: "u").message == "no answer for 0.4 s")
+        let patient = TransferLimits(
+            idle: .seconds(20), total: .seconds(3), minimumBytesPerSecond: 1, grace: .milliseconds(300))
+        #expect(patient.headDeadline == .seconds(3))
+        let error = patient.noAnswer(since: meter, url: "u")
+        #expect(error.code == .timedOut)
+        #expect(error.message == "no answer within 3.0 s")
     }
 
     /// A watch woken late (a busy machine) may find both the idle and the total limit broken:

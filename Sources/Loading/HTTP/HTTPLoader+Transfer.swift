@@ -20,20 +20,18 @@ extension HTTPLoader {
     {
         counter.update { $0.requests += 1 }
         do {
-            return try await configuration.limits.enforce(url: url.absoluteString) { meter in
-                try await self.exchange(
-                    url, source: source, record: record, expectsImage: expectsImage, redirects: redirects,
-                    meter: meter)
-            }
+            return try await exchange(
+                url, source: source, record: record, expectsImage: expectsImage, redirects: redirects)
         } catch {
             throw Self.loadingError(for: error, url: url)
         }
     }
 
     private func exchange(
-        _ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String],
-        meter: TransferMeter
+        _ url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool, redirects: [String]
     ) async throws -> AttemptOutcome {
+        let limits = configuration.limits
+        let meter = TransferMeter()
         // The feed's secret joins a request to the feed's own origin only, and only here.
         let sent = configuration.credentials?.request(for: url) ?? (url: url.absoluteString, headers: [])
         var request = HTTPClientRequest(url: sent.url)
@@ -49,11 +47,15 @@ extension HTTPLoader {
                 request.headers.add(name: "If-Modified-Since", value: lastModified)
             }
         }
-        // The limits' own deadline ends the exchange; the client's, a second later, only backs it up.
-        let total = configuration.limits.total + .seconds(1)
-        let response = try await client.execute(
-            request,
-            timeout: TimeAmount(total))
+        // Until the head, the client's deadline is the limits' (most answers, a 304 or a redirect,
+        // end there); a body is watched while it streams. A watch for every request cost a task
+        // and a timer each: about a quarter of a 100,000-entry revalidation's load (BENCHMARKS.md).
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: TimeAmount(limits.headDeadline))
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw limits.noAnswer(since: meter, url: url.absoluteString)
+        }
         meter.headReceived()
         let status = Int(response.status.code)
         let head = ResponseHead(
@@ -73,8 +75,10 @@ extension HTTPLoader {
             return .notModified(head)
         case 200:
             counter.update { $0.ok += 1 }
-            return .downloaded(
-                try await store(response, head: head, source: source, expectsImage: expectsImage, meter: meter))
+            let original = try await limits.enforce(url: url.absoluteString, meter: meter) { meter in
+                try await self.store(response, head: head, source: source, expectsImage: expectsImage, meter: meter)
+            }
+            return .downloaded(original)
         default:
             var error = LoadingError(
                 .httpStatus,

@@ -28,13 +28,26 @@ package struct TransferLimits: Sendable, Equatable {
         self.grace = grace
     }
 
-    /// Runs `transfer`, ending it with a `.timedOut` error for `url` as soon as a limit is broken.
-    /// The transfer reports its progress (the head, then each body chunk) to the given meter.
+    /// How long the answer's head may take: silence for `idle`, or the whole `total`, whichever
+    /// comes first.
+    var headDeadline: Duration { min(idle, total) }
+
+    /// The error for a head that did not come within ``headDeadline`` of the meter's start: the
+    /// message the watch gives a silent transfer.
+    func noAnswer(since meter: TransferMeter, url: String) -> LoadingError {
+        let started = meter.progress.started
+        let silent = TransferMeter.Progress(started: started, lastActivity: started)
+        return Self.brokenLimit(of: silent, at: started + headDeadline, limits: self, url: url)
+            ?? LoadingError(.timedOut, url: url, "no answer within \(Self.describe(headDeadline))")
+    }
+
+    /// Runs `transfer` (a body's streaming), ending it with a `.timedOut` or `.tooSlow` error for
+    /// `url` as soon as a limit is broken. The transfer reports each body chunk to `meter`, which
+    /// started with the request.
     func enforce<Value: Sendable>(
-        url: String, _ transfer: @escaping @Sendable (TransferMeter) async throws -> Value
+        url: String, meter: TransferMeter, _ transfer: @escaping @Sendable (TransferMeter) async throws -> Value
     ) async throws -> Value {
-        let meter = TransferMeter()
-        return try await withThrowingTaskGroup(of: Value?.self) { group in
+        try await withThrowingTaskGroup(of: Value?.self) { group in
             group.addTask { try await transfer(meter) }
             group.addTask {
                 try await watch(meter, url: url)
