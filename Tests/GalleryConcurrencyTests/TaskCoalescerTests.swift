@@ -117,6 +117,57 @@ import Testing
         #expect(try await coalescer.value(for: "a") { 2 } == 2)
     }
 
+    /// A caller already cancelled when it asks is turned away and starts nothing.
+    @Test func aCallerCancelledBeforeItAsksStartsNothing() async throws {
+        let coalescer = TaskCoalescer<String, Int>()
+        let runs = Counter()
+        let gate = Gate()
+        let caller = Task {
+            try await gate.wait()  // cancelled while it waits here, before it asks
+            return try await coalescer.value(for: "k") {
+                await runs.increment()
+                return 1
+            }
+        }
+        caller.cancel()
+        await gate.open()
+        await #expect(throws: CancellationError.self) { try await caller.value }
+        #expect(await coalescer.startedCount == 0)
+        #expect(await runs.value == 0)
+        #expect(try await coalescer.value(for: "k") { 2 } == 2)
+    }
+
+    /// Many callers over a few keys, a third of them cancelled at whatever point they have
+    /// reached: each caller that is not cancelled gets its key's one value, every key's run
+    /// ends, and nothing is left waiting.
+    @Test func cancellationsAtAnyPointLeaveEveryOtherCallerItsValue() async throws {
+        for round in 0..<10 {
+            let coalescer = TaskCoalescer<Int, Int>()
+            let tasks = (0..<120).map { index in
+                Task {
+                    try await coalescer.value(for: index % 6) {
+                        try await Task.sleep(for: .milliseconds(1 + index % 3))
+                        return index % 6 * 10
+                    }
+                }
+            }
+            for (index, task) in tasks.enumerated() where (index + round) % 3 == 0 { task.cancel() }
+            for (index, task) in tasks.enumerated() {
+                switch await task.result {
+                case .success(let value): #expect(value == index % 6 * 10)
+                case .failure(let error): #expect(error is CancellationError)
+                }
+            }
+            for key in 0..<6 {
+                #expect(await coalescer.waiterCount(for: key) == 0)
+                // Remembered if a run ended with a waiter left, else forgotten and run anew.
+                let value = try await coalescer.value(for: key) { -1 }
+                #expect(value == key * 10 || value == -1)
+            }
+            await coalescer.cancelAndDrain()
+        }
+    }
+
     @Test func failuresReachEveryWaiter() async {
         struct Boom: Error {}
         let coalescer = TaskCoalescer<Int, Int>()
