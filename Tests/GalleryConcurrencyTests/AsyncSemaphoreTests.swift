@@ -4,7 +4,8 @@ import Testing
 
 @testable import GalleryConcurrency
 
-@Suite struct AsyncSemaphoreTests {
+/// Time-limited: a lost permit would leave a test waiting for ever, not failing.
+@Suite(.timeLimit(.minutes(1))) struct AsyncSemaphoreTests {
     @Test func neverLetsMoreThanItsPermitsIn() async throws {
         let semaphore = AsyncSemaphore(permits: 3)
         let gauge = Gauge()

@@ -133,6 +133,31 @@ import Testing
         try await fixture.close()
     }
 
+    /// The head's deadline ends with the head: a body that streams for longer than it, within
+    /// the limits, arrives whole.
+    @Test func aBodyLongerThanTheHeadsDeadlineArrivesWhole() async throws {
+        let photo = TestHTTPServer.Response.photo(1)
+        let fixture = try await LoaderFixture { _ in
+            var response = photo
+            response.trickle = (bytes: max(1, photo.body.count / 15), every: .milliseconds(100))
+            return response
+        }
+        let limits = TransferLimits(
+            idle: .milliseconds(600), total: .seconds(20), minimumBytesPerSecond: 100, grace: .milliseconds(300))
+        let loader = fixture.loader {
+            $0.limits = limits
+            $0.retry.attempts = 1
+        }
+        let started = ContinuousClock.now
+
+        let original = try await loader.original(for: fixture.url("/long.jpg"))
+
+        #expect(ContinuousClock.now - started > limits.headDeadline, "the body outlasted the head's deadline")
+        #expect(original.byteCount == Int64(photo.body.count))
+        #expect(fixture.server.count("/long.jpg") == 1)
+        try await fixture.close()
+    }
+
     @Test func theHeadsDeadlineIsTheShorterLimitAndItsMessageTheWatchs() {
         let meter = TransferMeter()
         #expect(Self.limits.headDeadline == .milliseconds(400))
