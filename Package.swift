@@ -46,7 +46,12 @@ let package = Package(
         .target(
             name: "Feed",
             dependencies: ["GalleryCore", "GalleryJSON", "Metadata", .product(name: "Yams", package: "Yams")]),
-        .target(name: "BuildStore", dependencies: ["GalleryCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(
+            name: "BuildStore",
+            dependencies: [
+                "GalleryCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         .target(
             name: "Loading",
             dependencies: [

@@ -319,12 +319,21 @@ package final class BuildStore: Sendable {
     /// ``save(urlRecords:removing:replacingAll:)`` for the records of `records` that differ from
     /// `before` (all of them, replacing every row, when it is nil), picked as they are written:
     /// 100,000 new records are not copied into a list first.
+    ///
+    /// Written in the order of their keys, the table's own: each page of the table is changed
+    /// once. In a dictionary's order every row lands on another page, and a transaction larger
+    /// than SQLite's page cache spills the same pages to the log again and again (a --refresh of
+    /// 90,878 records wrote 462 MB of log for a 35 MB table, and took 1.6 s).
     package func save(
         urlRecords records: [String: CacheRecord], changedSince before: [String: CacheRecord]?,
         removing removed: [String]
     ) throws {
+        let urls = records.keys.sorted()
         try save(removing: removed, replacingAll: before == nil) { upsert in
-            for record in records.values where before?[record.url] != record { try upsert(record) }
+            for url in urls {
+                guard let record = records[url], before?[url] != record else { continue }
+                try upsert(record)
+            }
         }
     }
 
@@ -340,7 +349,7 @@ package final class BuildStore: Sendable {
             let upsert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO url_record (\(columns.joined(separator: ", "))) VALUES ("
                     + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")")
-            try write { record in try upsert.execute(arguments: record.databaseArguments) }
+            try write { record in try upsert.execute(binding: record.columnValues) }
             for url in removed { _ = try CacheRecord.deleteOne(db, key: url) }
         }
         markWritten()
@@ -387,11 +396,15 @@ package final class BuildStore: Sendable {
             let upsert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO rendered_page (path, fingerprint0, fingerprint1, fingerprint2, "
                     + "fingerprint3, size, modified, inode) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-            for (path, record) in changed {
-                try upsert.execute(
-                    arguments: StatementArguments(
-                        [path] + Self.arguments(record.fingerprint)
-                            + [record.stamp.size, record.stamp.modified, Int64(bitPattern: record.stamp.inode)]))
+            // In the table's order, for the reason ``save(urlRecords:changedSince:removing:)`` gives.
+            for (path, record) in changed.sorted(by: { $0.path < $1.path }) {
+                let words = record.fingerprint.words
+                try upsert.execute(binding: [
+                    .text(path), .integer(Int64(bitPattern: words.0)), .integer(Int64(bitPattern: words.1)),
+                    .integer(Int64(bitPattern: words.2)), .integer(Int64(bitPattern: words.3)),
+                    .integer(record.stamp.size), .integer(record.stamp.modified),
+                    .integer(Int64(bitPattern: record.stamp.inode)),
+                ])
             }
             let delete = try db.cachedStatement(sql: "DELETE FROM rendered_page WHERE path = ?")
             for path in removed { try delete.execute(arguments: [path]) }
@@ -438,7 +451,7 @@ package final class BuildStore: Sendable {
 extension CacheRecord: FetchableRecord, TableRecord {
     package static var databaseTableName: String { "url_record" }
 
-    /// The columns, in the order ``init(row:)`` reads and ``databaseArguments`` gives them.
+    /// The columns, in the order ``init(row:)`` reads and ``columnValues`` gives them.
     static let columns = [
         "url", "final_url", "redirects", "status", "etag", "last_modified", "date", "age", "cache_control", "expires",
         "vary", "content_type", "sha256", "size", "blob_modified", "response_time", "fetched_at", "validated_at",
@@ -460,14 +473,12 @@ extension CacheRecord: FetchableRecord, TableRecord {
 
     /// The values of ``columns``, in their order. A URL holds no raw newline (it would not have
     /// parsed), so one separates the redirects.
-    var databaseArguments: StatementArguments { StatementArguments(databaseValues) }
-
-    /// ``databaseArguments`` as a list.
-    var databaseValues: [(any DatabaseValueConvertible)?] {
+    var columnValues: [ColumnValue] {
         [
-            url, finalURL, redirects.joined(separator: "\n"), status, etag, lastModified, date, age, cacheControl,
-            expires, vary, contentType, sha256, size, blobModified, responseTime, fetchedAt, validatedAt, lastUsed,
-            link,
+            .text(url), .text(finalURL), .text(redirects.joined(separator: "\n")), .integer(Int64(status)),
+            .text(etag), .text(lastModified), .text(date), .text(age), .text(cacheControl), .text(expires),
+            .text(vary), .text(contentType), .text(sha256), .integer(Int64(size)), .real(blobModified),
+            .real(responseTime), .real(fetchedAt), .real(validatedAt), .real(lastUsed), .text(link),
         ]
     }
 }

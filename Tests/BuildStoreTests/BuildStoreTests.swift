@@ -47,6 +47,40 @@ import Testing
         again.store.close()
     }
 
+    @Test func recordsWrittenFromTheCachesDictionaryKeepEveryByteAndOnlyChangedOnesAreWritten() throws {
+        let folder = try TemporaryDirectory("store")
+        let opening = BuildStore.open(at: folder.file("store.sqlite"))
+        var odd = Self.full
+        // Bound by their UTF-8 length, not their count of characters.
+        (odd.url, odd.etag, odd.contentType) = ("https://example.com/été/🌅.jpg", "\"ü-\\\"-é\"", "")
+        let records = Dictionary(uniqueKeysWithValues: [Self.full, Self.bare, odd].map { ($0.url, $0) })
+        try opening.store.save(urlRecords: records, changedSince: nil, removing: [])
+        #expect(sorted(try opening.store.urlRecords()) == sorted(Array(records.values)))
+        // Against what was written: the one that changed is written, the one that went removed.
+        var changed = records
+        changed[odd.url]?.validatedAt += 60
+        changed[Self.bare.url] = nil
+        try opening.store.save(urlRecords: changed, changedSince: records, removing: [Self.bare.url])
+        #expect(sorted(try opening.store.urlRecords()) == sorted(Array(changed.values)))
+        opening.store.close()
+    }
+
+    @Test func aValueSQLiteRefusesIsAnErrorAndTheStatementServesTheNextRow() throws {
+        let database = try DatabaseQueue()
+        try database.write { db in
+            try db.execute(sql: "CREATE TABLE t (a TEXT NOT NULL, b INTEGER, c REAL)")
+            let insert = try db.makeStatement(sql: "INSERT INTO t (a, b, c) VALUES (?, ?, ?)")
+            #expect {
+                try insert.execute(binding: [.text(nil), .integer(1), .real(0.5)])
+            } throws: { error in
+                (error as? DatabaseError)?.message?.contains("NOT NULL") == true
+            }
+            try insert.execute(binding: [.text("x"), .integer(2), .real(1.5)])
+            let row = try Row.fetchOne(db, sql: "SELECT a, b, c FROM t")
+            #expect(row == ["a": "x", "b": 2, "c": 1.5])
+        }
+    }
+
     @Test func renderedPagesReadBackWithTheirFolderAndSources() throws {
         let folder = try TemporaryDirectory("store")
         let file = folder.file("store.sqlite")
@@ -138,7 +172,7 @@ import Testing
                 try db.execute(
                     sql: "INSERT INTO url_record (\(columns.joined(separator: ", "))) VALUES ("
                         + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
-                    arguments: StatementArguments(Array(Self.full.databaseValues.dropLast())))
+                    arguments: StatementArguments(Self.full.columnValues.dropLast().map(\.databaseValue)))
             }
             #expect(try database.read { db in try db.tableExists("rendition_set") } == false)
             try database.close()
