@@ -28,9 +28,24 @@ package protocol OriginalLoading: Sendable {
     /// `.seeded`, without its bytes.
     func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?) async throws
         -> Original
+
+    /// Asks, `width` at a time, whether the cached copies of `sources` (distinct URLs, each
+    /// cached but not usable at once: stale, or any with `--refresh`) are still the server's,
+    /// in one pass with no task per URL: the answers ``original(for:)`` would give one task
+    /// each, by URL, `answered` called as each comes. A URL left out (no copy after all) is
+    /// loaded as usual. A loader that cannot ask in bulk leaves them all out.
+    func revalidateCopies(
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
+    ) async -> [CanonicalURL: Result<Original, any Error>]
 }
 
 extension OriginalLoading {
+    package func revalidateCopies(
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
+    ) async -> [CanonicalURL: Result<Original, any Error>] {
+        [:]
+    }
+
     package func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?)
         async throws -> Original
     {

@@ -3,6 +3,7 @@ import GalleryCore
 import GalleryJSON
 import Loading
 import Reporting
+import Synchronization
 import TestSupport
 import Testing
 
@@ -50,6 +51,26 @@ import Testing
         let after = try site.snapshot()
         #expect(before.mapValues(\.0) == after.mapValues(\.0))
         #expect(before.mapValues(\.1) == after.mapValues(\.1), "no output file rewritten")
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aRebuildAsksAboutEachCachedURLOnceAndCountsEveryPhotoOnce() async throws {
+        let upstream = try await Upstream(count: 5)
+        upstream.setExtraEntries([#"{"title": "again", "imageUrl": "photos/2.jpg"}"#])
+        let site = try site(feed: upstream.feedURL)
+        _ = try await build(site)
+        upstream.change(3)
+        upstream.server.resetCounts()
+        let progress = Mutex<[Int]>([])
+
+        let result = try await SiteBuilder(siteDirectory: site.url) { event in
+            if case .advanced(.load, let done, let total) = event, total == 6 { progress.withLock { $0.append(done) } }
+        }.build()
+
+        #expect(upstream.photoRequests.count == 5 && upstream.photoRequests.allSatisfy { $0.isConditional })
+        let counts = result.report.counts
+        #expect(counts.photos == 6 && counts.notModified == 4 && counts.downloaded == 1 && counts.processed == 1)
+        #expect(progress.withLock { $0.sorted() } == Array(1...6), "each photo counted once")
         try await upstream.server.shutdown()
     }
 

@@ -385,4 +385,70 @@ final class LoaderFixture: Sendable {
         #expect(fixture.leftovers.isEmpty && fixture.folder.allFiles(under: "cache/v1/blobs").isEmpty)
         try await fixture.close()
     }
+
+    @Test func copiesAskedAboutInOnePassGetTheAnswersALoadWouldGiveEach() async throws {
+        let changed = Mutex(false)
+        let fixture = try await LoaderFixture { request in
+            switch request.path {
+            case "/gone.jpg" where request.isConditional: return .text(404)
+            case "/changed.jpg" where changed.withLock({ $0 }):
+                return .revalidating(request, photo: 12, etag: "\"v2\"")
+            case "/changed.jpg": return .revalidating(request, photo: 11)
+            default: return .revalidating(request, photo: 10)
+            }
+        }
+        let paths = ["/same.jpg", "/changed.jpg", "/gone.jpg"]
+        for path in paths { _ = try await fixture.loader().original(for: fixture.url(path)) }
+        let before = try await fixture.loader().original(for: fixture.url("/changed.jpg"))
+        changed.withLock { $0 = true }
+        fixture.server.resetCounts()
+        let answered = Mutex<[String]>([])
+
+        let answers = await fixture.loader { $0.refresh = true }.revalidateCopies(
+            of: (paths + ["/never-loaded.jpg"]).map(fixture.url), width: 2
+        ) { source in answered.withLock { $0.append(source.url.path) } }
+
+        #expect(try answers[fixture.url("/same.jpg")]?.get().origin == .revalidated)
+        let replaced = try #require(try answers[fixture.url("/changed.jpg")]?.get())
+        #expect(replaced.origin == .downloaded && replaced.sha256 != before.sha256)
+        #expect(throws: LoadingError.self) { try answers[fixture.url("/gone.jpg")]?.get() }
+        // Not in the cache: left to the usual load, and not asked about.
+        #expect(answers[fixture.url("/never-loaded.jpg")] == nil)
+        #expect(answered.withLock { $0.sorted() } == paths.sorted())
+        #expect(fixture.server.requests.map(\.path).sorted() == paths.sorted())
+        #expect(fixture.server.requests.allSatisfy { $0.isConditional })
+        try await fixture.close()
+    }
+
+    @Test func conditionalRequestsAnsweredWith304KeepTheirConnections() async throws {
+        let fixture = try await LoaderFixture { request in .revalidating(request, photo: 13) }
+        let sources = (0..<40).map { fixture.url("/p\($0).jpg") }
+        for source in sources { _ = try await fixture.loader().original(for: source) }
+        fixture.server.resetCounts()
+
+        let loader = fixture.loader {
+            $0.refresh = true
+            $0.perHost = 2
+        }
+        let answers = await loader.revalidateCopies(of: sources, width: 8) { _ in }
+
+        #expect(answers.count == 40)
+        #expect(try answers.values.allSatisfy { try $0.get().origin == .revalidated })
+        // A 304 dropped unread made the client close its connection: one per request or so.
+        #expect(fixture.server.connections <= 2, "\(fixture.server.connections) connections for 40 answers")
+        try await fixture.close()
+    }
+
+    @Test func workersFillEveryHostsSlotsAndNoMore() {
+        func urls(_ hosts: [String], each: Int) -> [CanonicalURL] {
+            hosts.flatMap { host in (0..<each).map { CanonicalURL(string: "\(host)/\($0).jpg")! } }
+        }
+        let one = urls(["https://a.example"], each: 50)
+        #expect(HTTPLoader.workers(for: one, width: 16, perHost: 6) == 6)
+        let two = urls(["http://a.example:8080", "https://b.example"], each: 50)
+        #expect(HTTPLoader.workers(for: two, width: 16, perHost: 6) == 12)
+        let many = urls((0..<5).map { "https://h\($0).example" }, each: 10)
+        #expect(HTTPLoader.workers(for: many, width: 16, perHost: 6) == 16)
+        #expect(HTTPLoader.workers(for: Array(one.prefix(3)), width: 16, perHost: 6) == 3)
+    }
 }

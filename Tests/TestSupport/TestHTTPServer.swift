@@ -59,6 +59,7 @@ public final class TestHTTPServer: Sendable {
         var aborted: [String] = []
         var inFlight = 0
         var maxInFlight = 0
+        var connections = 0
         var handler: Handler
     }
 
@@ -105,6 +106,12 @@ public final class TestHTTPServer: Sendable {
         state.withLock { $0.aborted.append(path) }
     }
     public var maxConcurrent: Int { state.withLock { $0.maxInFlight } }
+    /// Connections opened since the server started or its counts were reset.
+    public var connections: Int { state.withLock { $0.connections } }
+
+    fileprivate func recordConnection() {
+        state.withLock { $0.connections += 1 }
+    }
     /// Requests being answered now (a silent host's stay here).
     public var inFlight: Int { state.withLock { $0.inFlight } }
 
@@ -117,6 +124,7 @@ public final class TestHTTPServer: Sendable {
             $0.requests = []
             $0.aborted = []
             $0.maxInFlight = 0
+            $0.connections = 0
         }
     }
 
@@ -160,6 +168,11 @@ private final class ConnectionHandler: ChannelInboundHandler {
         self.box = box
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        box.value?.recordConnection()
+        context.fireChannelActive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head): self.head = head
@@ -196,7 +209,8 @@ private final class ConnectionHandler: ChannelInboundHandler {
             return
         }
         var headers = HTTPHeaders(response.headers)
-        if !headers.contains(name: "Content-Length") {
+        // A 304 has no body, and says nothing of one (as nginx answers it).
+        if !headers.contains(name: "Content-Length"), response.status != 304 {
             headers.add(name: "Content-Length", value: "\(response.body.count)")
         }
         let status = HTTPResponseStatus(statusCode: response.status)

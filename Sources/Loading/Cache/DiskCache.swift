@@ -257,8 +257,10 @@ package final class DiskCache: Sendable {
         try? FileManager.default.removeItem(atPath: blobPath(for: sha256))
     }
 
-    /// The blob of `record` if it is there and still holds the recorded bytes.
-    func verifiedBlob(of record: CacheRecord) -> URL? {
+    /// The modification time of the blob of `record` if it is there and still holds the
+    /// recorded bytes (nil if not): the time a refreshed record keeps, with no second look at
+    /// the file.
+    func verifiedBlob(of record: CacheRecord) -> Double? {
         let path = blobPath(for: record.sha256)
         let seen = withRecords { $0.statusAtOpen[record.sha256] }
         guard let status = seen ?? FileStatus(path: path) else { return nil }
@@ -284,7 +286,7 @@ package final class DiskCache: Sendable {
             refreshed.blobModified = modified
             store(refreshed)
         }
-        return blob
+        return modified
     }
 
     static func modificationTime(of file: URL) -> Double {

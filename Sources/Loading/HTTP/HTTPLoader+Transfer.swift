@@ -72,6 +72,10 @@ extension HTTPLoader {
             return .redirect(location)
         case 304 where record != nil:
             counter.update { $0.notModified += 1 }
+            // A 304 has no body; read to its end, the answer leaves its connection open for the
+            // next request. Dropped unread, the client closes it: a --refresh of 90,878 URLs
+            // opened 13,460 connections.
+            for try await _ in response.body {}
             return .notModified(head)
         case 200:
             counter.update { $0.ok += 1 }

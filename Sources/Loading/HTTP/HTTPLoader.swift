@@ -191,25 +191,8 @@ package final class HTTPLoader: OriginalLoading {
         if let available = availableOriginal(for: source) { return available }
         let key = source.description
         let now = Date()
-        if let record = cache.record(for: key), let blob = cache.verifiedBlob(of: record) {
-            do {
-                switch try await fetch(source, revalidating: record, expectsImage: expectsImage) {
-                case .notModified(let response):
-                    var refreshed = record.refreshed(by: response, at: Date())
-                    // A 304 that names the next page again replaces the kept Link.
-                    if !expectsImage, let link = documentLinks.withLock({ $0[key] }) { refreshed.link = link }
-                    refreshed.blobModified = DiskCache.modificationTime(of: blob)
-                    cache.store(refreshed)
-                    return use(refreshed, origin: .revalidated, at: now, source: source)
-                case .downloaded(let original):
-                    if expectsImage { await share(key) }
-                    return original
-                }
-            } catch let error as LoadingError where error.allowsStaleCopy {
-                var stale = use(record, origin: .stale, at: now, source: source)
-                stale.warning = "\(error.message); using the copy cached \(Self.describeAge(of: record, at: now))"
-                return stale
-            }
+        if let record = cache.record(for: key), let blobModified = cache.verifiedBlob(of: record) {
+            return try await revalidate(source, copy: record, blobModified: blobModified, expectsImage: expectsImage)
         }
         if configuration.offline {
             throw LoadingError(
@@ -232,6 +215,98 @@ package final class HTTPLoader: OriginalLoading {
             if let original = try await revalidate(source, against: published) { return original }
         }
         return try await download(source, expectsImage: expectsImage)
+    }
+
+    /// Asks whether the cached copy of `source` (`record`, its blob vouched for, as it was
+    /// modified at `blobModified`) is still the server's: a 304 refreshes the record; a 200
+    /// replaces the copy; a failure that allows it (a 5xx, no answer) serves the copy as
+    /// stale, with a warning.
+    private func revalidate(
+        _ source: CanonicalURL, copy record: CacheRecord, blobModified: Double, expectsImage: Bool
+    ) async throws -> Original {
+        let key = source.description
+        let now = Date()
+        do {
+            switch try await fetch(source, revalidating: record, expectsImage: expectsImage) {
+            case .notModified(let response):
+                var refreshed = record.refreshed(by: response, at: Date())
+                // A 304 that names the next page again replaces the kept Link.
+                if !expectsImage, let link = documentLinks.withLock({ $0[key] }) { refreshed.link = link }
+                refreshed.blobModified = blobModified
+                cache.store(refreshed)
+                return use(refreshed, origin: .revalidated, at: now, source: source)
+            case .downloaded(let original):
+                if expectsImage { await share(key) }
+                return original
+            }
+        } catch let error as LoadingError where error.allowsStaleCopy {
+            var stale = use(record, origin: .stale, at: now, source: source)
+            stale.warning = "\(error.message); using the copy cached \(Self.describeAge(of: record, at: now))"
+            return stale
+        }
+    }
+
+    /// A few workers (``workers(for:width:perHost:)``), each taking the next URL in turn and
+    /// keeping its answers in a list of its own: no task, lock or actor per URL. Cancelled, they
+    /// stop taking URLs.
+    package func revalidateCopies(
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
+    ) async -> [CanonicalURL: Result<Original, any Error>] {
+        guard !configuration.offline, !sources.isEmpty else { return [:] }
+        let queue = WorkQueue()
+        let workers = Self.workers(for: sources, width: width, perHost: max(1, configuration.perHost))
+        return await withTaskGroup(of: [(CanonicalURL, Result<Original, any Error>)].self) { group in
+            for _ in 0..<workers {
+                group.addTask {
+                    var answers: [(CanonicalURL, Result<Original, any Error>)] = []
+                    while !Task.isCancelled {
+                        let index = queue.next.add(1, ordering: .relaxed).oldValue
+                        guard index < sources.count else { break }
+                        let source = sources[index]
+                        // Left to the usual load: no copy (any more), or one that needs no asking.
+                        guard !source.isFile, let record = self.cache.record(for: source.description),
+                            let blobModified = self.cache.verifiedBlob(of: record)
+                        else { continue }
+                        do {
+                            let original = try await self.revalidate(
+                                source, copy: record, blobModified: blobModified, expectsImage: true)
+                            answers.append((source, .success(original)))
+                        } catch {
+                            answers.append((source, .failure(error)))
+                        }
+                        answered(source)
+                    }
+                    return answers
+                }
+            }
+            var results: [CanonicalURL: Result<Original, any Error>] = [:]
+            results.reserveCapacity(sources.count)
+            for await answers in group {
+                for (source, result) in answers { results[source] = result }
+            }
+            return results
+        }
+    }
+
+    /// Workers for ``revalidateCopies(of:width:answered:)``: `width`, but no more than the hosts
+    /// of `sources` have slots (`perHost` each), since one more would only wait for a slot (a
+    /// switch of threads per request).
+    static func workers(for sources: [CanonicalURL], width: Int, perHost: Int) -> Int {
+        let width = max(1, min(width, sources.count))
+        var origins = Set<Substring>()
+        for source in sources {
+            // A canonical URL's origin: what comes before the first "/" after "scheme://".
+            let text = Substring(source.description).utf8
+            let path = text.dropFirst(text.starts(with: "https://".utf8) ? 8 : 7).firstIndex(of: UInt8(ascii: "/"))
+            origins.insert(Substring(text[..<(path ?? text.endIndex)]))
+            if origins.count * perHost >= width { return width }
+        }
+        return min(width, origins.count * perHost)
+    }
+
+    /// The next URL a worker of ``revalidateCopies(of:width:answered:)`` takes.
+    private final class WorkQueue: Sendable {
+        let next = Atomic<Int>(0)
     }
 
     /// A conditional request with validators recorded elsewhere (the remote tier, a published
