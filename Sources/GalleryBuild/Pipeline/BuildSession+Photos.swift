@@ -41,15 +41,15 @@ extension BuildSession {
         let answers = await revalidateCopies(found: &found, sources: sources, advanced: advanced)
         guard !Task.isCancelled else { throw .interrupted }
         await renditions.prefetch(keys: found.compactMap(\.setKey))
-        let available = await Array(zip(found, sources)).concurrentMap { [renditions] found, source in
-            found.original.map { original, key in
+        let available = await Array(found.indices).concurrentMap { [renditions, found] offset in
+            found[offset].original.map { original, key in
                 // An original with a warning (a stale copy) takes the long way, which says it.
                 let found = AvailablePhoto(
                     original: original,
                     image: original.warning != nil
                         ? nil : renditions.availableRenditions(of: original, key: key)?.image)
                 if found.image != nil {
-                    if source.flatMap({ answers[$0] }) == nil { advanced(.load) }
+                    if sources[offset].flatMap({ answers[$0] }) == nil { advanced(.load) }
                     advanced(.images)
                 }
                 return found
