@@ -396,8 +396,11 @@ package final class BuildStore: Sendable {
             let upsert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO rendered_page (path, fingerprint0, fingerprint1, fingerprint2, "
                     + "fingerprint3, size, modified, inode) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-            // In the table's order, for the reason ``save(urlRecords:changedSince:removing:)`` gives.
-            for (path, record) in changed.sorted(by: { $0.path < $1.path }) {
+            // In the table's order, for the reason ``save(urlRecords:changedSince:removing:)`` gives;
+            // their positions sorted, not a copy of them (a cold build's 205,675 pages).
+            for (path, record) in changed.indices.sorted(by: { changed[$0].path < changed[$1].path }).lazy.map({
+                changed[$0]
+            }) {
                 let words = record.fingerprint.words
                 try upsert.execute(binding: [
                     .text(path), .integer(Int64(bitPattern: words.0)), .integer(Int64(bitPattern: words.1)),

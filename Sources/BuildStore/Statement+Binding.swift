@@ -39,8 +39,10 @@ extension Statement {
                 }
             try check(code, expected: SQLITE_OK)
         }
+        // Reset however the step ends: GRDB's own next use of this cached statement would
+        // otherwise report this step's error again.
+        defer { sqlite3_reset(handle) }
         try check(sqlite3_step(handle), expected: SQLITE_DONE)
-        sqlite3_reset(handle)
     }
 
     private func check(_ code: CInt, expected: CInt) throws {
