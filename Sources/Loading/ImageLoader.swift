@@ -4,9 +4,10 @@ package import GalleryCore
 
 /// The Loading stage: canonical URL in, verified ``Original`` on disk out.
 ///
-/// Local files are read in place; http(s) URLs go through ``RemoteImageSource`` (the disk cache and
-/// HTTP revalidation). Every URL is loaded at most once for the loader's life, however many photos
-/// name it; one loader serves one build.
+/// Local files are read in place; http(s) URLs go through ``HTTPLoader`` (the disk cache and
+/// HTTP revalidation). Through ``original(for:)`` every URL is loaded at most once for the
+/// loader's life, however many photos name it; ``revalidateCopies(of:width:answered:)`` asks
+/// outside that, for a build alone with its loader.
 package final class ImageLoader: OriginalLoading {
     package struct Configuration: Sendable {
         package var maxImageBytes: Int64

@@ -74,6 +74,28 @@ import Testing
         try await upstream.server.shutdown()
     }
 
+    @Test func aCopyGoneUpstreamFailsEachPhotoThatNamesItAndTheRestStay() async throws {
+        let gone = Mutex(false)
+        let server = try await TestHTTPServer { request in
+            if request.path == "/b.jpg", gone.withLock({ $0 }) { return .text(404) }
+            return .revalidating(request, photo: request.path == "/a.jpg" ? 1 : 2)
+        }
+        let site = try site(feed: "feed.json")
+        try site.writeFeed(
+            ["a", "b", "b"].map { #"{"title": "\#($0)", "imageUrl": "\#(server.baseURL)/\#($0).jpg"}"# })
+        #expect(try await build(site).report.counts.failed == 0)
+        gone.withLock { $0 = true }
+        server.resetCounts()
+
+        let report = try await build(site).report
+
+        #expect(server.requests.count == 2 && server.requests.allSatisfy { $0.isConditional })
+        #expect(report.counts.failed == 2 && report.counts.notModified == 1)
+        #expect(report.failures.map(\.stage) == ["load", "load"])
+        #expect(report.failures.allSatisfy { $0.message.contains("404") }, "\(report.failures.map(\.message))")
+        try await server.shutdown()
+    }
+
     @Test func whileFreshNothingIsAsked() async throws {
         let upstream = try await Upstream(count: 3)
         upstream.setCacheControl("max-age=3600")
@@ -301,6 +323,27 @@ import Testing
             result.report.failures.first?.message.contains("the cached copy is damaged") == true,
             "\(result.report.failures)")
         try await upstream.server.shutdown()
+    }
+
+    @Test func aCachedCopyAnsweredAgainWithNoStoreIsDeletedOnceUsed() async throws {
+        let noStore = Mutex(false)
+        let server = try await TestHTTPServer { request in
+            // The same bytes under a new ETag, not to be stored: their thumbnails are made already.
+            noStore.withLock { $0 }
+                ? .photo(5, etag: "\"v2\"", extraHeaders: [("Cache-Control", "no-store")])
+                : .revalidating(request, photo: 5, etag: "\"v1\"")
+        }
+        let site = try site(feed: "feed.json")
+        try site.writeFeed([#"{"title": "a", "imageUrl": "\#(server.baseURL)/a.jpg"}"#])
+        _ = try await build(site)
+        noStore.withLock { $0 = true }
+
+        let result = try await build(site)
+
+        #expect(result.report.counts.downloaded == 1 && result.report.counts.failed == 0)
+        #expect(result.report.counts.processed == 0, "the same bytes: their thumbnails are there")
+        #expect(site.folder.allFiles(under: ".gallerygen-cache/v1/tmp").isEmpty, "not kept until the next start")
+        try await server.shutdown()
     }
 
     @Test func aNoStoreBodyIsDeletedAsSoonAsItIsUsed() async throws {

@@ -38,18 +38,19 @@ extension BuildSession {
             }
             return (nil, loader.cachedSHA256(for: source).map(renditions.setKey(ofOriginal:)))
         }
-        let answers = await revalidateCopies(found: &found, sources: sources, advanced: advanced)
+        let asked = await revalidateCopies(found: &found, sources: sources, advanced: advanced)
         guard !Task.isCancelled else { throw .interrupted }
         await renditions.prefetch(keys: found.compactMap(\.setKey))
         let available = await Array(found.indices).concurrentMap { [renditions, found] offset in
             found[offset].original.map { original, key in
-                // An original with a warning (a stale copy) takes the long way, which says it.
+                // An original with a warning (a stale copy) takes the long way, which says it,
+                // as does a no-store one (deleted there once used).
                 let found = AvailablePhoto(
                     original: original,
-                    image: original.warning != nil
+                    image: original.warning != nil || original.isTransient
                         ? nil : renditions.availableRenditions(of: original, key: key)?.image)
                 if found.image != nil {
-                    if sources[offset].flatMap({ answers[$0] }) == nil { advanced(.load) }
+                    if !asked.counted[offset] { advanced(.load) }
                     advanced(.images)
                 }
                 return found
@@ -72,8 +73,7 @@ extension BuildSession {
                         imagingWarnings: [])
                     continue
                 }
-                let answer = sources[offset].flatMap { answers[$0] }
-                if case .failure(let error) = answer {
+                if let error = asked.failures[offset] {
                     advanced(.images)
                     outcomes[photo.index] = failed(photo, stage: "load", error: error)
                     continue
@@ -85,7 +85,7 @@ extension BuildSession {
                 running += 1
                 group.addTask {
                     let outcome = await process(
-                        photo, source: sources[offset], original: original, loadCounted: answer != nil,
+                        photo, source: sources[offset], original: original, loadCounted: asked.counted[offset],
                         progress: progress, advanced: advanced)
                     return (photo.index, outcome)
                 }
@@ -113,16 +113,20 @@ extension BuildSession {
     }
 
     /// Asks the servers, in one pass, about the cached copies that need asking before they are
-    /// used (stale, or all with --refresh): the answers by URL, and `found` updated with the
-    /// originals they gave. Without it each such URL was a task of its own through the loader's
-    /// coalescing: at 100,000 entries, the load stage of a --refresh took 11.2 s that way and
-    /// 9.3-10.0 s this way (BENCHMARKS.md). A build of `gallerygen serve` shares its loads with the build it replaces, so it loads
-    /// them one by one as before.
+    /// used (stale, or all with --refresh): `found` gets the originals the answers gave; the
+    /// photos asked about, by offset, are `counted` (their load is in the progress already),
+    /// and those whose answer was an error have it in `failures`. Without the pass each such
+    /// URL was a task of its own through the loader's coalescing: at 100,000 entries the load
+    /// stage of a --refresh took 13.9 s that way and 8.0 s this way (BENCHMARKS.md). A build of
+    /// `gallerygen serve` shares its loads with the build it replaces, so it loads them one by
+    /// one as before. Changed copies are downloaded in the pass, before any image is made: a
+    /// rebuild where most stale copies changed loses the overlap of loading and imaging.
     private func revalidateCopies(
         found: inout [(original: (Original, String)?, setKey: String?)], sources: [CanonicalURL?],
         advanced: @escaping @Sendable (BuildStage) -> Void
-    ) async -> [CanonicalURL: Result<Original, any Error>] {
-        guard case .standalone = mode else { return [:] }
+    ) async -> (counted: [Bool], failures: [Int: any Error]) {
+        var counted = [Bool](repeating: false, count: found.count)
+        guard case .standalone = mode else { return (counted, [:]) }
         var asked: [CanonicalURL] = []
         var photosOf: [CanonicalURL: Int] = [:]
         for (offset, found) in found.enumerated() where found.original == nil && found.setKey != nil {
@@ -130,19 +134,27 @@ extension BuildSession {
             photosOf[source, default: 0] += 1
             if photosOf[source] == 1 { asked.append(source) }
         }
-        guard !asked.isEmpty else { return [:] }
+        guard !asked.isEmpty else { return (counted, [:]) }
         let counts = photosOf
         let answers = await loader.revalidateCopies(
             of: asked, width: options.concurrency ?? config.concurrency
         ) { source in
             for _ in 0..<(counts[source] ?? 0) { advanced(.load) }
         }
-        for offset in found.indices {
-            guard let source = sources[offset], case .success(let original) = answers[source] else { continue }
-            let key = renditions.usedSetKey(of: original)
-            found[offset] = ((original, key), key)
+        var failures: [Int: any Error] = [:]
+        // The photos asked about: those counted in the progress by `counts`.
+        for offset in found.indices where found[offset].original == nil && found[offset].setKey != nil {
+            guard let source = sources[offset], let answer = answers[source] else { continue }
+            counted[offset] = true
+            switch answer {
+            case .success(let original):
+                let key = renditions.usedSetKey(of: original)
+                found[offset] = ((original, key), key)
+            case .failure(let error):
+                failures[offset] = error
+            }
         }
-        return answers
+        return (counted, failures)
     }
 
     /// Reads what the originals say for sets made before gallerygen read it (a cache from an
