@@ -62,14 +62,13 @@ package final class ImageLoader: OriginalLoading {
         return remote?.availableOriginal(for: source)
     }
 
-    /// The remote loader's answers for the http(s) URLs of `sources`. They do not pass through
-    /// the coalescing of ``original(for:)``: for a build that is alone with its loader, not one
-    /// whose loads another build may share (`gallerygen serve`).
+    /// The remote loader's answers for the http(s) URLs of `sources` (it leaves local files
+    /// out). They do not pass through the coalescing of ``original(for:)``: for a build that is
+    /// alone with its loader, not one whose loads another build may share (`gallerygen serve`).
     package func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
     ) async -> [CanonicalURL: Result<Original, any Error>] {
-        guard let remote else { return [:] }
-        return await remote.revalidateCopies(of: sources.filter { !$0.isFile }, width: width, answered: answered)
+        await remote?.revalidateCopies(of: sources, width: width, answered: answered) ?? [:]
     }
 
     package func cachedSHA256(for source: CanonicalURL) -> String? {

@@ -127,10 +127,13 @@ extension BuildSession {
     ) async -> (counted: [Bool], failures: [Int: any Error]) {
         var counted = [Bool](repeating: false, count: found.count)
         guard case .standalone = mode else { return (counted, [:]) }
+        // The photos to ask about: cached (a set key from the cached hash) but not usable at once.
+        var offsets: [Int] = []
         var asked: [CanonicalURL] = []
         var photosOf: [CanonicalURL: Int] = [:]
         for (offset, found) in found.enumerated() where found.original == nil && found.setKey != nil {
             guard let source = sources[offset] else { continue }
+            offsets.append(offset)
             photosOf[source, default: 0] += 1
             if photosOf[source] == 1 { asked.append(source) }
         }
@@ -142,8 +145,8 @@ extension BuildSession {
             for _ in 0..<(counts[source] ?? 0) { advanced(.load) }
         }
         var failures: [Int: any Error] = [:]
-        // The photos asked about: those counted in the progress by `counts`.
-        for offset in found.indices where found[offset].original == nil && found[offset].setKey != nil {
+        // The photos whose URL was answered: those `counts` counted in the progress.
+        for offset in offsets {
             guard let source = sources[offset], let answer = answers[source] else { continue }
             counted[offset] = true
             switch answer {

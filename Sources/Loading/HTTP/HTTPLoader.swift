@@ -293,12 +293,10 @@ package final class HTTPLoader: OriginalLoading {
     /// switch of threads per request).
     static func workers(for sources: [CanonicalURL], width: Int, perHost: Int) -> Int {
         let width = max(1, min(width, sources.count))
-        var origins = Set<Substring>()
+        // The hosts as the per-host semaphores key them (``hostLimit(for:)``).
+        var origins = Set<String>()
         for source in sources {
-            // A canonical URL's origin: what comes before the first "/" after "scheme://".
-            let text = Substring(source.description).utf8
-            let path = text.dropFirst(text.starts(with: "https://".utf8) ? 8 : 7).firstIndex(of: UInt8(ascii: "/"))
-            origins.insert(Substring(text[..<(path ?? text.endIndex)]))
+            origins.insert(hostKey(source.url))
             if origins.count * perHost >= width { return width }
         }
         return min(width, origins.count * perHost)
