@@ -47,15 +47,13 @@ import Testing
             response.trickle = (bytes: 100, every: .milliseconds(10))
             return response
         }
-        let loader = fixture.loader {
-            // A minimum far below the server's rate: only the deadline can end this one, even
-            // on a machine so busy that the server's pieces come late. The deadline leaves room
-            // for the answer's head to come first on such a machine (at 1 s, a full test run on
-            // two cores once had none by then: a timeout, not this).
-            $0.limits = TransferLimits(
-                idle: .seconds(5), total: .seconds(3), minimumBytesPerSecond: 100, grace: .milliseconds(300))
-            $0.retry.attempts = 1
-        }
+        // A minimum far below the server's rate: only the deadline can end this one, even on a
+        // machine so busy that the server's pieces come late. The deadline leaves room for the
+        // answer's head to come first on such a machine (at 1 s, a full test run on two cores
+        // once had none by then: a timeout, not this).
+        let loader = fixture.loader(
+            limits: TransferLimits(
+                idle: .seconds(5), total: .seconds(3), minimumBytesPerSecond: 100, grace: .milliseconds(300)))
 
         let error = await #expect(throws: LoadingError.self) {
             try await loader.original(for: fixture.url("/long.jpg"))
@@ -119,10 +117,7 @@ import Testing
         // The total far from the idle limit: a busy machine's late timer does not blur the two.
         let limits = TransferLimits(
             idle: .milliseconds(400), total: .seconds(20), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
-        let loader = fixture.loader {
-            $0.limits = limits
-            $0.retry.attempts = 1
-        }
+        let loader = fixture.loader(limits: limits)
         let started = ContinuousClock.now
 
         let error = await #expect(throws: LoadingError.self) {
@@ -147,10 +142,7 @@ import Testing
         }
         let limits = TransferLimits(
             idle: .milliseconds(600), total: .seconds(20), minimumBytesPerSecond: 100, grace: .milliseconds(300))
-        let loader = fixture.loader {
-            $0.limits = limits
-            $0.retry.attempts = 1
-        }
+        let loader = fixture.loader(limits: limits)
         let started = ContinuousClock.now
 
         let original = try await loader.original(for: fixture.url("/long.jpg"))
@@ -219,13 +211,11 @@ import Testing
             response.neverAnswer = request.path.hasPrefix("/silent")
             return response
         }
-        let loader = fixture.loader {
-            // Long enough for the answering request on a busy machine: 1.5 s was not, once, on
-            // a 2-core CI machine running the end-to-end builds beside it.
-            $0.limits = TransferLimits(
-                idle: .seconds(4), total: .seconds(8), minimumBytesPerSecond: 2_000, grace: .milliseconds(300))
-            $0.retry.attempts = 1
-        }
+        // Long enough for the answering request on a busy machine: 1.5 s was not, once, on a
+        // 2-core CI machine running the end-to-end builds beside it.
+        let loader = fixture.loader(
+            limits: TransferLimits(
+                idle: .seconds(4), total: .seconds(8), minimumBytesPerSecond: 2_000, grace: .milliseconds(300)))
         for index in 0..<2 {
             await #expect(throws: LoadingError.self) { try await loader.original(for: fixture.url("/silent/\(index)")) }
         }
@@ -240,5 +230,15 @@ import Testing
         }
         #expect(fixture.server.count("/silent/3") == 1)
         try await fixture.close()
+    }
+}
+
+extension LoaderFixture {
+    /// A loader held to `limits`, with one attempt: a retry would hide which limit ended it.
+    func loader(limits: TransferLimits) -> HTTPLoader {
+        loader {
+            $0.limits = limits
+            $0.retry.attempts = 1
+        }
     }
 }
