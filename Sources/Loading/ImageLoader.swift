@@ -67,8 +67,8 @@ package final class ImageLoader: OriginalLoading {
     /// alone with its loader, not one whose loads another build may share (`gallerygen serve`).
     package func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
-    ) async -> [CanonicalURL: Result<Original, any Error>] {
-        await remote?.revalidateCopies(of: sources, width: width, answered: answered) ?? [:]
+    ) async -> CopyAnswers {
+        await remote?.revalidateCopies(of: sources, width: width, answered: answered) ?? CopyAnswers()
     }
 
     package func cachedSHA256(for source: CanonicalURL) -> String? {

@@ -36,14 +36,27 @@ package protocol OriginalLoading: Sendable {
     /// loaded as usual. A loader that cannot ask in bulk leaves them all out.
     func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
-    ) async -> [CanonicalURL: Result<Original, any Error>]
+    ) async -> CopyAnswers
+}
+
+/// What ``OriginalLoading/revalidateCopies(of:width:answered:)`` heard: an answer per URL asked,
+/// and how many of them confirmed the copy as the cache had it (a 304 that changed neither its
+/// validators nor its type: a build that published from those copies would publish the same).
+package struct CopyAnswers: Sendable {
+    package var answers: [CanonicalURL: Result<Original, any Error>] = [:]
+    package var unchanged = 0
+
+    package init(answers: [CanonicalURL: Result<Original, any Error>] = [:], unchanged: Int = 0) {
+        self.answers = answers
+        self.unchanged = unchanged
+    }
 }
 
 extension OriginalLoading {
     package func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
-    ) async -> [CanonicalURL: Result<Original, any Error>] {
-        [:]
+    ) async -> CopyAnswers {
+        CopyAnswers()
     }
 
     package func original(for source: CanonicalURL, known: @escaping @Sendable () async -> KnownOriginal?)

@@ -190,8 +190,9 @@ package struct BuildReport: Sendable, Codable, Equatable {
     }
 
     package var counts = Counts()
-    /// Nothing changed since the build that published the output: nothing was read, fetched or
-    /// written, and the counts are that build's.
+    /// Nothing changed since the build that published the output: nothing was written, and the
+    /// counts are that build's; nothing was fetched either, but with `--refresh`, which asks
+    /// about every URL first (its requests and 304s are its own).
     package var upToDate = false
     package var remoteCache: RemoteCacheCounts?
     package var shard: ShardCounts?
@@ -218,7 +219,9 @@ package struct BuildReport: Sendable, Codable, Equatable {
     /// One line for the end of a build.
     package var summary: String {
         if upToDate {
-            return "\(counts.photos) photos, up to date: nothing changed since the last build, 0 files written"
+            // A --refresh build asked every URL first.
+            let asked = counts.requests > 0 ? "\(counts.requests) requests (\(counts.notModified) × 304), " : ""
+            return "\(counts.photos) photos, up to date: \(asked)nothing changed since the last build, 0 files written"
                 + String(format: " in %.2fs", seconds["total"] ?? 0)
         }
         var parts = ["\(counts.photos) photos"]

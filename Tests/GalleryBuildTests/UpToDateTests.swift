@@ -108,12 +108,64 @@ import Testing
         #expect(!full.upToDate && full.counts.pagesUnchanged > 0 && full.counts.filesWritten == 0)
         #expect(try await build(site).upToDate)
 
-        // --refresh asks every URL again; --output elsewhere is another folder.
+        // --refresh asks every URL again (and, every answer a 304, ends up to date); --output
+        // elsewhere is another folder.
         upstream.server.resetCounts()
         let refreshed = try await build(site, BuildOptions(refresh: true))
-        #expect(!refreshed.upToDate && upstream.photoRequests.count == 3)
+        #expect(refreshed.upToDate && upstream.photoRequests.count == 3)
         let elsewhere = site.folder.file("elsewhere").path
         #expect(try await !build(site, BuildOptions(output: elsewhere)).upToDate)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aRefreshWhoseAnswersChangeNothingAsksEveryURLAndWritesNothing() async throws {
+        let (upstream, site, first) = try await builtOnce()
+        let before = try site.snapshot()
+        upstream.server.resetCounts()
+
+        let report = try await build(site, BuildOptions(refresh: true))
+
+        #expect(report.upToDate)
+        #expect(upstream.photoRequests.count == 3 && upstream.photoRequests.allSatisfy(\.isConditional))
+        var expected = BuildReport().counts
+        (expected.photos, expected.urls, expected.notModified) = (3, 3, 3)
+        expected.requests = 4  // and the feed's
+        expected.pagesUnchanged = first.counts.pagesRendered + first.counts.pagesUnchanged
+        #expect(report.counts == expected)
+        #expect(report.failures.isEmpty && report.warnings.isEmpty)
+        #expect(report.seconds["render"] == nil && report.seconds["write"] == nil)
+        let after = try site.snapshot()
+        #expect(before.mapValues(\.0) == after.mapValues(\.0) && before.mapValues(\.1) == after.mapValues(\.1))
+        #expect(report.summary.contains("up to date: 4 requests (3 × 304)"))
+        // It vouched for the site again: the next build sends nothing.
+        upstream.server.resetCounts()
+        #expect(try await build(site).upToDate && upstream.server.requests.isEmpty)
+        try await upstream.server.shutdown()
+    }
+
+    @Test func aRefreshThatFindsAChangeBuildsInFullAndVouchesForWhatItMade() async throws {
+        let (upstream, site, _) = try await builtOnce()
+        upstream.change(2)
+        let changed = try await build(site, BuildOptions(refresh: true))
+        #expect(!changed.upToDate && changed.counts.downloaded == 1 && changed.counts.notModified == 2)
+        #expect(changed.counts.processed == 1 && changed.counts.filesWritten > 0)
+        // A refresh that built leaves a record like any full build.
+        upstream.server.resetCounts()
+        #expect(try await build(site).upToDate && upstream.server.requests.isEmpty)
+
+        // The output edited since: the answers change nothing, but the page is put back.
+        let page = site.folder.file("public/index.html")
+        let original = try Data(contentsOf: page)
+        try Data("edited by hand".utf8).write(to: page)
+        let repaired = try await build(site, BuildOptions(refresh: true))
+        #expect(!repaired.upToDate && repaired.counts.notModified == 3 && repaired.counts.filesWritten == 1)
+        #expect(try Data(contentsOf: page) == original)
+
+        // Another setting: built in full though every answer is a 304.
+        try site.folder.write(
+            "title: Renamed\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
+        let renamed = try await build(site, BuildOptions(refresh: true))
+        #expect(!renamed.upToDate && renamed.counts.notModified == 3 && renamed.counts.pagesRendered > 0)
         try await upstream.server.shutdown()
     }
 

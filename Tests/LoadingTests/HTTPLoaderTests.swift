@@ -394,21 +394,32 @@ final class LoaderFixture: Sendable {
             case "/changed.jpg" where changed.withLock({ $0 }):
                 return .revalidating(request, photo: 12, etag: "\"v2\"")
             case "/changed.jpg": return .revalidating(request, photo: 11)
+            // The same bytes, said to be modified at another time: a 304 that changes the copy's
+            // validators.
+            case "/redated.jpg" where request.isConditional:
+                return TestHTTPServer.Response(
+                    status: 304,
+                    headers: [("ETag", "\"photo-10\""), ("Last-Modified", "Tue, 24 Nov 2026 10:00:00 GMT")])
             default: return .revalidating(request, photo: 10)
             }
         }
-        let paths = ["/same.jpg", "/changed.jpg", "/gone.jpg"]
+        let paths = ["/same.jpg", "/changed.jpg", "/gone.jpg", "/redated.jpg"]
         for path in paths { _ = try await fixture.loader().original(for: fixture.url(path)) }
         let before = try await fixture.loader().original(for: fixture.url("/changed.jpg"))
         changed.withLock { $0 = true }
         fixture.server.resetCounts()
         let answered = Mutex<[String]>([])
 
-        let answers = await fixture.loader { $0.refresh = true }.revalidateCopies(
+        let result = await fixture.loader { $0.refresh = true }.revalidateCopies(
             of: (paths + ["/never-loaded.jpg"]).map(fixture.url), width: 2
         ) { source in answered.withLock { $0.append(source.url.path) } }
+        let answers = result.answers
 
         #expect(try answers[fixture.url("/same.jpg")]?.get().origin == .revalidated)
+        let redated = try #require(try answers[fixture.url("/redated.jpg")]?.get())
+        #expect(redated.origin == .revalidated && redated.validators.lastModified == "Tue, 24 Nov 2026 10:00:00 GMT")
+        // Only /same.jpg's answer left its copy as it was.
+        #expect(result.unchanged == 1)
         let replaced = try #require(try answers[fixture.url("/changed.jpg")]?.get())
         #expect(replaced.origin == .downloaded && replaced.sha256 != before.sha256)
         #expect(throws: LoadingError.self) { try answers[fixture.url("/gone.jpg")]?.get() }
@@ -430,9 +441,10 @@ final class LoaderFixture: Sendable {
             $0.refresh = true
             $0.perHost = 2
         }
-        let answers = await loader.revalidateCopies(of: sources, width: 8) { _ in }
+        let result = await loader.revalidateCopies(of: sources, width: 8) { _ in }
+        let answers = result.answers
 
-        #expect(answers.count == 40)
+        #expect(answers.count == 40 && result.unchanged == 40)
         #expect(try answers.values.allSatisfy { try $0.get().origin == .revalidated })
         // A 304 dropped unread made the client close its connection: one per request or so.
         #expect(fixture.server.connections <= 2, "\(fixture.server.connections) connections for 40 answers")

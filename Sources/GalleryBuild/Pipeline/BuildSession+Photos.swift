@@ -15,9 +15,14 @@ import Synchronization
 extension BuildSession {
     /// Loads and processes every photo, concurrently; returns the outcome per feed index.
     /// `sources` are the photos' canonical URLs (nil: not loadable).
-    func processPhotos(_ photos: [Photo], sources: [CanonicalURL?], report: inout BuildReport)
-        async throws(BuildError) -> [Int: PhotoOutcome]
-    {
+    /// `unchangedSite`, asked only when every photo's URL was asked about and each answer
+    /// confirmed the cached copy (a `--refresh` that found nothing changed upstream), says
+    /// whether the site the last build published is this build's too: then no photo is made,
+    /// and the result is nil.
+    func processPhotos(
+        _ photos: [Photo], sources: [CanonicalURL?], report: inout BuildReport,
+        unchangedSite: (@Sendable () async -> Bool)? = nil
+    ) async throws(BuildError) -> [Int: PhotoOutcome]? {
         events(.started(.load, total: photos.count))
         events(.started(.images, total: photos.count))
         let progress = StageProgress(clock: clock)
@@ -38,8 +43,15 @@ extension BuildSession {
             }
             return (nil, loader.cachedSHA256(for: source).map(renditions.setKey(ofOriginal:)))
         }
-        let asked = await revalidateCopies(found: &found, sources: sources, advanced: advanced)
+        let asked = await revalidateCopies(
+            found: &found, sources: sources, unchangedSite: unchangedSite, advanced: advanced)
         guard !Task.isCancelled else { throw .interrupted }
+        if asked.siteUnchanged {
+            finishTiming(progress, into: &report)
+            report.counts.urls = asked.urls
+            report.counts.notModified = asked.urls
+            return nil
+        }
         await renditions.prefetch(keys: found.compactMap(\.setKey))
         let available = await Array(found.indices).concurrentMap { [renditions, found] offset in
             found[offset].original.map { original, key in
@@ -94,12 +106,7 @@ extension BuildSession {
         }
         guard !Task.isCancelled else { throw .interrupted }
         await readMissingMetadata(into: &outcomes, photos: photos)
-        // Loading and imaging overlap: each is timed from its first start to its last end.
-        for stage in [BuildStage.load, .images] {
-            let seconds = progress.seconds(of: stage)
-            report.seconds[stage.rawValue] = seconds
-            events(.finished(stage, seconds: seconds))
-        }
+        finishTiming(progress, into: &report)
         tally(outcomes, photos: photos, into: &report)
         if let seed {
             report.counts.seeded = seed.adopted
@@ -112,10 +119,22 @@ extension BuildSession {
         return outcomes
     }
 
+    /// Loading and imaging overlap: each is timed from its first start to its last end.
+    private func finishTiming(_ progress: StageProgress, into report: inout BuildReport) {
+        for stage in [BuildStage.load, .images] {
+            let seconds = progress.seconds(of: stage)
+            report.seconds[stage.rawValue] = seconds
+            events(.finished(stage, seconds: seconds))
+        }
+    }
+
     /// Asks the servers, in one pass, about the cached copies that need asking before they are
     /// used (stale, or all with --refresh): `found` gets the originals the answers gave; the
     /// photos asked about, by offset, are `counted` (their load is in the progress already),
-    /// and those whose answer was an error have it in `failures`. Without the pass each such
+    /// and those whose answer was an error have it in `failures`. When every photo's URL (`urls`
+    /// distinct ones) was asked about and every answer confirmed the copy as the cache had it,
+    /// `unchangedSite` is asked, and if it says so, `siteUnchanged` and `found` is left as it
+    /// was (the photos will not be made). Without the pass each such
     /// URL was a task of its own through the loader's coalescing: at 100,000 entries the load
     /// stage of a --refresh took 13.9 s that way and 8.0 s this way (BENCHMARKS.md). A build of
     /// `gallerygen serve` shares its loads with the build it replaces, so it loads them one by
@@ -123,10 +142,10 @@ extension BuildSession {
     /// rebuild where most stale copies changed loses the overlap of loading and imaging.
     private func revalidateCopies(
         found: inout [(original: (Original, String)?, setKey: String?)], sources: [CanonicalURL?],
-        advanced: @escaping @Sendable (BuildStage) -> Void
-    ) async -> (counted: [Bool], failures: [Int: any Error]) {
+        unchangedSite: (@Sendable () async -> Bool)?, advanced: @escaping @Sendable (BuildStage) -> Void
+    ) async -> AskedCopies {
         var counted = [Bool](repeating: false, count: found.count)
-        guard case .standalone = mode else { return (counted, [:]) }
+        guard case .standalone = mode else { return AskedCopies(counted: counted) }
         // The photos to ask about: cached (a set key from the cached hash) but not usable at once.
         var offsets: [Int] = []
         var asked: [CanonicalURL] = []
@@ -137,17 +156,21 @@ extension BuildSession {
             photosOf[source, default: 0] += 1
             if photosOf[source] == 1 { asked.append(source) }
         }
-        guard !asked.isEmpty else { return (counted, [:]) }
+        guard !asked.isEmpty else { return AskedCopies(counted: counted) }
+        let everyPhotoAsked = offsets.count == found.count
         let counts = photosOf
-        let answers = await loader.revalidateCopies(
+        let heard = await loader.revalidateCopies(
             of: asked, width: options.concurrency ?? config.concurrency
         ) { source in
             for _ in 0..<(counts[source] ?? 0) { advanced(.load) }
         }
+        if everyPhotoAsked, heard.unchanged == asked.count, let unchangedSite, await unchangedSite() {
+            return AskedCopies(counted: counted, siteUnchanged: true, urls: asked.count)
+        }
         var failures: [Int: any Error] = [:]
         // The photos whose URL was answered: those `counts` counted in the progress.
         for offset in offsets {
-            guard let source = sources[offset], let answer = answers[source] else { continue }
+            guard let source = sources[offset], let answer = heard.answers[source] else { continue }
             counted[offset] = true
             switch answer {
             case .success(let original):
@@ -157,7 +180,15 @@ extension BuildSession {
                 failures[offset] = error
             }
         }
-        return (counted, failures)
+        return AskedCopies(counted: counted, failures: failures, urls: asked.count)
+    }
+
+    /// What ``revalidateCopies(found:sources:unchangedSite:advanced:)`` found.
+    private struct AskedCopies {
+        var counted: [Bool]
+        var failures: [Int: any Error] = [:]
+        var siteUnchanged = false
+        var urls = 0
     }
 
     /// Reads what the originals say for sets made before gallerygen read it (a cache from an

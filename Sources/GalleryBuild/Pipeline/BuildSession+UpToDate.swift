@@ -17,20 +17,28 @@ import Reporting
 /// anything (``BuildStore/forgetUpToDate()``), so a build killed on the way leaves nothing to
 /// trust.
 extension BuildSession {
-    /// Whether this build may use or leave a record: a standalone build of the whole feed that
-    /// sends the requests a rebuild would (not `--refresh`, not `--offline`). `--full` builds in
-    /// full and leaves a record.
-    private var checksUpToDate: Bool {
-        guard case .standalone = mode, options.shard == nil, !options.refresh, !options.offline else { return false }
+    /// Whether this build may leave a record: a standalone build of the whole feed that asks the
+    /// servers (not `--offline`), of a feed that is not a folder.
+    private var leavesUpToDate: Bool {
+        guard case .standalone = mode, options.shard == nil, !options.offline else { return false }
         if case .folder = layout.feed { return false }
         return true
+    }
+
+    /// Whether this build may end at once on a record: one that may leave one and sends the
+    /// requests a rebuild would (not `--refresh`). `--full` builds in full and leaves a record.
+    private var usesUpToDate: Bool {
+        leavesUpToDate && !options.refresh
     }
 
     /// Ends the build at once when nothing changed; otherwise takes back what the last build
     /// vouched for, before anything is changed.
     func checkUpToDate(_ context: inout BuildContext) async {
         let store = cache.buildStore
-        if checksUpToDate, !options.full, let feedSHA256 = currentFeedSHA256(),
+        if leavesUpToDate, options.refresh, !options.full {
+            // Asks about every URL first (``unchangedSiteCheck(_:)``).
+            context.refreshBaseline = try? await store.upToDate()
+        } else if usesUpToDate, !options.full, let feedSHA256 = currentFeedSHA256(),
             let (published, record) = try? await store.upToDate(),
             Date().timeIntervalSince1970 < record.freshUntil,
             record.inputs == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256),
@@ -61,16 +69,58 @@ extension BuildSession {
     /// published, and until when the URLs it used stay fresh); nil when it may leave none.
     /// Written only once the build has ended clean (``saveUpToDate(_:report:feedSHA256:)``).
     func pendingUpToDate(
-        report: BuildReport, sources: [CanonicalURL?], published: PublishedFiles, introSHA256: String?
+        report: BuildReport, photos: [Photo], sources: [CanonicalURL?], published: PublishedFiles,
+        introSHA256: String?
     ) async -> PendingUpToDate? {
-        guard checksUpToDate, Self.isClean(report) else { return nil }
-        var urls = sources.compactMap { $0?.description }
-        if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
-        guard let freshUntil = cache.freshUntil(of: urls), let stamps = await stamps(of: published) else { return nil }
+        guard leavesUpToDate, Self.isClean(report) else { return nil }
+        guard let freshUntil = freshUntil(photos: photos, sources: sources), let stamps = await stamps(of: published)
+        else { return nil }
         let record = UpToDateRecord(
             inputs: "", freshUntil: freshUntil, photos: report.counts.photos, urls: report.counts.urls,
             pages: report.counts.pagesRendered + report.counts.pagesUnchanged, files: stamps)
         return PendingUpToDate(record: record, published: published, introSHA256: introSHA256)
+    }
+
+    /// Until when every URL the build used stays fresh: the photos', their Live Photos' motions'
+    /// (only a folder has them today, and a folder's build vouches for nothing) and the feed's.
+    /// Nil when one is not in the cache.
+    private func freshUntil(photos: [Photo], sources: [CanonicalURL?]) -> Double? {
+        var urls = sources.compactMap { $0?.description }
+        urls += photos.compactMap { $0.motion.flatMap(CanonicalURL.init)?.description }
+        if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
+        return cache.freshUntil(of: urls)
+    }
+
+    /// For a `--refresh` build with the last build's record: whether the site that build
+    /// published is this build's, asked once every photo's URL has answered that its copy is
+    /// unchanged. It is when the inputs are that build's (the feed as read again, the settings,
+    /// the intro, the cache's folders) and the output is as it left it. Nil when the build cannot
+    /// end that way: no record, something reported already, or a Live Photo (its motion would
+    /// be asked about only later).
+    func unchangedSiteCheck(_ context: BuildContext) -> (@Sendable () async -> Bool)? {
+        guard let (published, record) = context.refreshBaseline, let feedSHA256 = context.feedSHA256,
+            Self.isClean(context.report), !context.photos.contains(where: { $0.motion != nil })
+        else { return nil }
+        return {
+            guard record.inputs == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256)
+            else { return false }
+            return await isAsLeft(published, record)
+        }
+    }
+
+    /// Ends a `--refresh` build whose answers changed nothing (``unchangedSiteCheck(_:)``): up to
+    /// date, its requests its own and the rest of its counts the last build's, and it vouches
+    /// for the site again with the freshness the answers gave.
+    func endUnchangedRefresh(_ context: inout BuildContext) {
+        guard let (published, record) = context.refreshBaseline else { return }
+        context.report.upToDate = true
+        context.report.counts.pagesUnchanged = record.pages
+        context.isDone = true
+        guard let freshUntil = freshUntil(photos: context.photos, sources: context.sources) else { return }
+        var vouched = record
+        vouched.inputs = ""
+        vouched.freshUntil = freshUntil
+        context.upToDate = PendingUpToDate(record: vouched, published: published, introSHA256: currentIntroSHA256())
     }
 
     /// Writes what the build vouches for, once it has ended (its last warnings known, the cache
@@ -155,7 +205,9 @@ extension BuildSession {
         }
         add(String(reflecting: config))
         var options = options
-        options.full = false  // how this build was asked to check, not what it makes
+        // How this build was asked to check, not what it makes.
+        options.full = false
+        options.refresh = false
         // A key's description does not show it: its fingerprint stands for it.
         let key = options.signingKey?.fingerprint ?? "none"
         options.signingKey = nil

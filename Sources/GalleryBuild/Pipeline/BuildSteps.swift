@@ -34,6 +34,9 @@ struct BuildContext {
     var isDone = false
     /// What the build will vouch for if it ends clean (``BuildSession/pendingUpToDate``).
     var upToDate: PendingUpToDate?
+    /// What the last build vouched for, read by a `--refresh` build before it takes it back: the
+    /// site a refresh that finds nothing changed upstream keeps.
+    var refreshBaseline: (published: PublishedFiles, record: UpToDateRecord)?
 }
 
 /// One named step of the pipeline: a loop runs the steps in order over one ``BuildContext``,
@@ -61,8 +64,15 @@ extension BuildSession {
             BuildStep(name: "claim the photos") { context in await claimPhotos(&context) },
             // Timed inside: loading and making thumbnails overlap, each reported as its own stage.
             BuildStep(name: "load the photos and make their thumbnails") { context throws(BuildError) in
-                context.outcomes = try await processPhotos(
-                    context.photos, sources: context.sources, report: &context.report)
+                guard
+                    let outcomes = try await processPhotos(
+                        context.photos, sources: context.sources, report: &context.report,
+                        unchangedSite: unchangedSiteCheck(context))
+                else {
+                    endUnchangedRefresh(&context)
+                    return
+                }
+                context.outcomes = outcomes
                 leaveOutClipsWithoutFFmpeg(&context)
             },
             BuildStep(name: "make the Live Photos' motion") { context in await makeMotions(&context) },
@@ -170,11 +180,17 @@ extension BuildSession {
     /// Claims this build's URLs before an older build is let go (`serve`), so that shared loads
     /// are joined, then starts reading the previous build's manifest: needed only to write, it
     /// is read while the photos load (not before: until the build this one supersedes has ended,
-    /// it may still write one).
+    /// it may still write one). A `--refresh` that may find nothing changed, and so write
+    /// nothing, reads it once it knows it will write.
     private func claimPhotos(_ context: inout BuildContext) async {
         await loader.claim(Set(context.sources.compactMap { $0 }))
         if case .preview(_, let supersede) = mode { await supersede?() }
-        guard options.shard == nil else { return }
+        if context.refreshBaseline == nil { readPreviousManifest(&context) }
+    }
+
+    /// Starts reading the files the previous build published, once (a shard writes no site).
+    private func readPreviousManifest(_ context: inout BuildContext) {
+        guard options.shard == nil, context.previousManifest == nil else { return }
         let writer = OutputWriter(directory: layout.outputDirectory)
         let store = cache.buildStore
         context.previousManifest = Task { [clock] in
@@ -211,6 +227,7 @@ extension BuildSession {
 
     private func chooseDownloads(_ context: inout BuildContext) async {
         guard config.downloads != .off else { return }
+        readPreviousManifest(&context)
         let previous = await context.previousManifest?.value.0
         context.downloads = await planDownloads(
             photos: context.feed.photos, outcomes: context.outcomes, previous: previous)
@@ -222,7 +239,8 @@ extension BuildSession {
 
     private func writeSite(_ context: inout BuildContext) async throws(BuildError) {
         guard let site = context.site, let staging = context.staging else { return }
-        // Read while the photos loaded.
+        // Read while the photos loaded (but after them for a --refresh with the last build's record).
+        readPreviousManifest(&context)
         let (previous, manifestSeconds, recorded) = await context.previousManifest?.value ?? (nil, 0, nil)
         context.report.seconds["manifest"] = manifestSeconds
         let transient = context.downloads.transient
@@ -250,7 +268,8 @@ extension BuildSession {
         if let published = OutputWriter(directory: layout.outputDirectory).published(written.files) {
             try? await cache.buildStore.savePublishedFiles(published, replacing: recorded)
             context.upToDate = await pendingUpToDate(
-                report: context.report, sources: context.sources, published: published, introSHA256: site.introSHA256)
+                report: context.report, photos: context.photos, sources: context.sources, published: published,
+                introSHA256: site.introSHA256)
         }
         try? FileManager.default.removeItem(
             at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))

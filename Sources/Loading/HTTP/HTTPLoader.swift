@@ -251,14 +251,14 @@ package final class HTTPLoader: OriginalLoading {
     /// stop taking URLs.
     package func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
-    ) async -> [CanonicalURL: Result<Original, any Error>] {
-        guard !configuration.offline, !sources.isEmpty else { return [:] }
+    ) async -> CopyAnswers {
+        guard !configuration.offline, !sources.isEmpty else { return CopyAnswers() }
         let queue = WorkQueue()
         let workers = Self.workers(for: sources, width: width, perHost: max(1, configuration.perHost))
-        return await withTaskGroup(of: [(CanonicalURL, Result<Original, any Error>)].self) { group in
+        return await withTaskGroup(of: CopyAnswers.self) { group in
             for _ in 0..<workers {
                 group.addTask {
-                    var answers: [(CanonicalURL, Result<Original, any Error>)] = []
+                    var answers = CopyAnswers()
                     while !Task.isCancelled {
                         let index = queue.next.add(1, ordering: .relaxed).oldValue
                         guard index < sources.count else { break }
@@ -270,21 +270,27 @@ package final class HTTPLoader: OriginalLoading {
                         do {
                             let original = try await self.revalidate(
                                 source, copy: record, blobModified: blobModified, expectsImage: true)
-                            answers.append((source, .success(original)))
+                            answers.answers[source] = .success(original)
+                            if original.origin == .revalidated, original.sha256 == record.sha256,
+                                original.validators == record.validators, original.contentType == record.contentType
+                            {
+                                answers.unchanged += 1
+                            }
                         } catch {
-                            answers.append((source, .failure(error)))
+                            answers.answers[source] = .failure(error)
                         }
                         answered(source)
                     }
                     return answers
                 }
             }
-            var results: [CanonicalURL: Result<Original, any Error>] = [:]
-            results.reserveCapacity(sources.count)
-            for await answers in group {
-                for (source, result) in answers { results[source] = result }
+            var all = CopyAnswers()
+            all.answers.reserveCapacity(sources.count)
+            for await part in group {
+                all.answers.merge(part.answers) { first, _ in first }
+                all.unchanged += part.unchanged
             }
-            return results
+            return all
         }
     }
 
