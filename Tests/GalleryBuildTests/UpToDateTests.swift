@@ -161,6 +161,12 @@ import Testing
         #expect(!repaired.upToDate && repaired.counts.notModified == 3 && repaired.counts.filesWritten == 1)
         #expect(try Data(contentsOf: page) == original)
 
+        // A new intro: built in full though every answer is a 304.
+        try site.folder.write("A new intro.\n", to: "index.md")
+        let introduced = try await build(site, BuildOptions(refresh: true))
+        #expect(!introduced.upToDate && introduced.counts.pagesRendered > 0)
+        #expect(try String(contentsOf: page, encoding: .utf8).contains("A new intro."))
+
         // Another setting: built in full though every answer is a 304.
         try site.folder.write(
             "title: Renamed\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")

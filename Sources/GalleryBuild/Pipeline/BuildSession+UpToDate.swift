@@ -91,18 +91,20 @@ extension BuildSession {
         return cache.freshUntil(of: urls)
     }
 
-    /// For a `--refresh` build with the last build's record: whether the site that build
-    /// published is this build's, asked once every photo's URL has answered that its copy is
-    /// unchanged. It is when the inputs are that build's (the feed as read again, the settings,
-    /// the intro, the cache's folders) and the output is as it left it. Nil when the build cannot
-    /// end that way: no record, something reported already, or a Live Photo (its motion would
-    /// be asked about only later).
-    func unchangedSiteCheck(_ context: BuildContext) -> (@Sendable () async -> Bool)? {
+    /// For a `--refresh` build with the last build's record: the question whether the site that
+    /// build published is this build's, asked once every photo's URL has answered that its copy
+    /// is unchanged. It is when the inputs are that build's (the feed as read again, the
+    /// settings, the intro, the cache's folders) and the output is as it left it. Nil when the
+    /// build cannot end that way: no record, something reported already, or a Live Photo (its
+    /// motion would be asked about only later).
+    func unchangedSiteCheck(_ context: BuildContext) -> UnchangedSiteCheck? {
         guard let (published, record) = context.refreshBaseline, let feedSHA256 = context.feedSHA256,
             Self.isClean(context.report), !context.photos.contains(where: { $0.motion != nil })
         else { return nil }
-        return {
-            guard record.inputs == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256)
+        // Read once: the intro compared is the one the record left will vouch for.
+        let introSHA256 = currentIntroSHA256()
+        return UnchangedSiteCheck(published: published, record: record, introSHA256: introSHA256) {
+            guard record.inputs == upToDateInputs(introSHA256: introSHA256, feedSHA256: feedSHA256)
             else { return false }
             return await isAsLeft(published, record)
         }
@@ -111,16 +113,15 @@ extension BuildSession {
     /// Ends a `--refresh` build whose answers changed nothing (``unchangedSiteCheck(_:)``): up to
     /// date, its requests its own and the rest of its counts the last build's, and it vouches
     /// for the site again with the freshness the answers gave.
-    func endUnchangedRefresh(_ context: inout BuildContext) {
-        guard let (published, record) = context.refreshBaseline else { return }
+    func endUnchangedRefresh(_ check: UnchangedSiteCheck, _ context: inout BuildContext) {
         context.report.upToDate = true
-        context.report.counts.pagesUnchanged = record.pages
+        context.report.counts.pagesUnchanged = check.record.pages
         context.isDone = true
         guard let freshUntil = freshUntil(photos: context.photos, sources: context.sources) else { return }
-        var vouched = record
+        var vouched = check.record
         vouched.inputs = ""
         vouched.freshUntil = freshUntil
-        context.upToDate = PendingUpToDate(record: vouched, published: published, introSHA256: currentIntroSHA256())
+        context.upToDate = PendingUpToDate(record: vouched, published: check.published, introSHA256: check.introSHA256)
     }
 
     /// Writes what the build vouches for, once it has ended (its last warnings known, the cache
@@ -228,6 +229,15 @@ extension BuildSession {
         }
         return settings
     }
+}
+
+/// How a `--refresh` build may end up to date (``BuildSession/unchangedSiteCheck(_:)``): the last
+/// build's record, the intro as this build read it, and the question.
+struct UnchangedSiteCheck: Sendable {
+    var published: PublishedFiles
+    var record: UpToDateRecord
+    var introSHA256: String?
+    var isUnchanged: @Sendable () async -> Bool
 }
 
 /// What a build would vouch for, kept until it has ended (``BuildSession/pendingUpToDate``).

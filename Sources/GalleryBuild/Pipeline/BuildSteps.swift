@@ -18,8 +18,9 @@ struct BuildContext {
     /// The photos this build makes (a shard's share with `--shard`), and their canonical URLs.
     var photos: [Photo] = []
     var sources: [CanonicalURL?] = []
-    /// The previous build's file list and the seconds it took to read, read while photos load.
-    /// With the files the last build published as the build store recorded them.
+    /// The previous build's file list and the seconds it took to read, read while photos load
+    /// (after them in a `--refresh` that may end up to date, writing nothing). With the files
+    /// the last build published as the build store recorded them.
     var previousManifest: Task<([String]?, Double, PublishedFiles?), Never>?
     var outcomes: [Int: PhotoOutcome] = [:]
     /// The originals of the Live Photos' motions (``BuildSession/makeMotions(_:)``), for a shard
@@ -64,14 +65,18 @@ extension BuildSession {
             BuildStep(name: "claim the photos") { context in await claimPhotos(&context) },
             // Timed inside: loading and making thumbnails overlap, each reported as its own stage.
             BuildStep(name: "load the photos and make their thumbnails") { context throws(BuildError) in
-                guard
-                    let outcomes = try await processPhotos(
-                        context.photos, sources: context.sources, report: &context.report,
-                        unchangedSite: unchangedSiteCheck(context))
-                else {
-                    endUnchangedRefresh(&context)
+                let check = unchangedSiteCheck(context)
+                if check == nil { readPreviousManifest(&context) }
+                let outcomes = try await processPhotos(
+                    context.photos, sources: context.sources, report: &context.report,
+                    unchangedSite: check?.isUnchanged)
+                guard let outcomes else {
+                    // Nil only once the check said the site is unchanged.
+                    guard let check else { preconditionFailure("no photos made, and no check asked") }
+                    endUnchangedRefresh(check, &context)
                     return
                 }
+                readPreviousManifest(&context)
                 context.outcomes = outcomes
                 leaveOutClipsWithoutFFmpeg(&context)
             },
@@ -181,7 +186,7 @@ extension BuildSession {
     /// are joined, then starts reading the previous build's manifest: needed only to write, it
     /// is read while the photos load (not before: until the build this one supersedes has ended,
     /// it may still write one). A `--refresh` that may find nothing changed, and so write
-    /// nothing, reads it once it knows it will write.
+    /// nothing, reads it once it knows it will write (the load step).
     private func claimPhotos(_ context: inout BuildContext) async {
         await loader.claim(Set(context.sources.compactMap { $0 }))
         if case .preview(_, let supersede) = mode { await supersede?() }
@@ -227,7 +232,6 @@ extension BuildSession {
 
     private func chooseDownloads(_ context: inout BuildContext) async {
         guard config.downloads != .off else { return }
-        readPreviousManifest(&context)
         let previous = await context.previousManifest?.value.0
         context.downloads = await planDownloads(
             photos: context.feed.photos, outcomes: context.outcomes, previous: previous)
@@ -239,8 +243,7 @@ extension BuildSession {
 
     private func writeSite(_ context: inout BuildContext) async throws(BuildError) {
         guard let site = context.site, let staging = context.staging else { return }
-        // Read while the photos loaded (but after them for a --refresh with the last build's record).
-        readPreviousManifest(&context)
+        // Read while the photos loaded.
         let (previous, manifestSeconds, recorded) = await context.previousManifest?.value ?? (nil, 0, nil)
         context.report.seconds["manifest"] = manifestSeconds
         let transient = context.downloads.transient
