@@ -96,6 +96,41 @@ import Testing
         try await server.shutdown()
     }
 
+    @Test func copiesChangedUpstreamAreMadeWhileThePassStillWaitsOnOthers() async throws {
+        let site = try site(feed: "feed.json")
+        let thumbnails: @Sendable () -> Int = { site.folder.allFiles(under: ".gallerygen-cache/v1/renditions").count }
+        let changed = Mutex(false)
+        let thumbnailsBefore = Mutex(Int.max)
+        let madeWhileWaiting = Mutex(false)
+        let server = try await TestHTTPServer { request in
+            let number = ["/a.jpg": 1, "/b.jpg": 2][request.path] ?? 3
+            guard changed.withLock({ $0 }) else { return .revalidating(request, photo: number) }
+            // a and b changed upstream; c's answer, a 304, waits until their thumbnails are on
+            // disk (two minutes at most): made after the pass, they never are in time.
+            if number < 3 { return .revalidating(request, photo: number + 10) }
+            var response = TestHTTPServer.Response.revalidating(request, photo: 3)
+            response.delay = .seconds(120)
+            response.until = {
+                let made = thumbnails() > thumbnailsBefore.withLock { $0 }
+                if made { madeWhileWaiting.withLock { $0 = true } }
+                return made
+            }
+            return response
+        }
+        try site.writeFeed(
+            ["a", "b", "c"].map { #"{"title": "\#($0)", "imageUrl": "\#(server.baseURL)/\#($0).jpg"}"# })
+        #expect(try await build(site).report.counts.processed == 3)
+        thumbnailsBefore.withLock { $0 = thumbnails() }
+        changed.withLock { $0 = true }
+
+        let report = try await build(site).report
+
+        #expect(madeWhileWaiting.withLock { $0 }, "the changed photos' thumbnails were made only after the pass")
+        #expect(report.counts.downloaded == 2 && report.counts.notModified == 1)
+        #expect(report.counts.processed == 2 && report.failures.isEmpty && report.warnings.isEmpty)
+        try await server.shutdown()
+    }
+
     @Test func whileFreshNothingIsAsked() async throws {
         let upstream = try await Upstream(count: 3)
         upstream.setCacheControl("max-age=3600")

@@ -412,7 +412,7 @@ final class LoaderFixture: Sendable {
 
         let result = await fixture.loader { $0.refresh = true }.revalidateCopies(
             of: (paths + ["/never-loaded.jpg"]).map(fixture.url), width: 2
-        ) { source in answered.withLock { $0.append(source.url.path) } }
+        ) { source, _ in answered.withLock { $0.append(source.url.path) } }
         let answers = result.answers
 
         #expect(try answers[fixture.url("/same.jpg")]?.get().origin == .revalidated)
@@ -441,7 +441,7 @@ final class LoaderFixture: Sendable {
             $0.refresh = true
             $0.perHost = 2
         }
-        let result = await loader.revalidateCopies(of: sources, width: 8) { _ in }
+        let result = await loader.revalidateCopies(of: sources, width: 8) { _, _ in }
         let answers = result.answers
 
         #expect(answers.count == 40 && result.unchanged == 40)

@@ -31,6 +31,9 @@ public final class TestHTTPServer: Sendable {
         public var trickle: (bytes: Int, every: Duration)?
         /// Read the request and never answer it (a host that accepts and goes silent).
         public var neverAnswer = false
+        /// Answer only once this says so (asked every 20 ms on the server's loop), or after
+        /// `delay` (a minute without one), whichever comes first.
+        public var until: (@Sendable () -> Bool)?
 
         public init(
             status: Int = 200,
@@ -185,7 +188,18 @@ private final class ConnectionHandler: ChannelInboundHandler {
             let response = server.begin(request)
             if response.neverAnswer { return }
             let loop = context.eventLoop.assumeIsolated()
-            if let delay = response.delay {
+            if let until = response.until {
+                let deadline = NIODeadline.now() + Self.timeAmount(response.delay ?? .seconds(60))
+                func answerWhenDue() {
+                    if until() || NIODeadline.now() >= deadline {
+                        respond(
+                            response, context: context, keepAlive: head.isKeepAlive, server: server, path: request.path)
+                    } else {
+                        loop.scheduleTask(in: .milliseconds(20)) { answerWhenDue() }
+                    }
+                }
+                answerWhenDue()
+            } else if let delay = response.delay {
                 loop.scheduleTask(in: Self.timeAmount(delay)) {
                     self.respond(
                         response, context: context, keepAlive: head.isKeepAlive, server: server, path: request.path)

@@ -43,8 +43,13 @@ extension BuildSession {
             }
             return (nil, loader.cachedSHA256(for: source).map(renditions.setKey(ofOriginal:)))
         }
+        // A copy the pass finds changed has its image made as its answer comes, while the pass
+        // goes on; the photo's own task then finds the set made (or being made).
+        let (changed, arrivals) = AsyncStream.makeStream(of: Original.self)
+        async let madeEarly: Void = makeImages(of: changed, progress: progress)
         let asked = await revalidateCopies(
-            found: &found, sources: sources, unchangedSite: unchangedSite, advanced: advanced)
+            found: &found, sources: sources, unchangedSite: unchangedSite, changed: arrivals, advanced: advanced)
+        arrivals.finish()
         guard !Task.isCancelled else { throw .interrupted }
         if asked.siteUnchanged {
             finishTiming(progress, into: &report)
@@ -56,10 +61,11 @@ extension BuildSession {
         let available = await Array(found.indices).concurrentMap { [renditions, found] offset in
             found[offset].original.map { original, key in
                 // An original with a warning (a stale copy) takes the long way, which says it,
-                // as does a no-store one (deleted there once used).
+                // as does a no-store one (deleted there once used), and a changed one (its set
+                // made this build, with its warnings).
                 let found = AvailablePhoto(
                     original: original,
-                    image: original.warning != nil || original.isTransient
+                    image: original.warning != nil || original.isTransient || original.origin == .downloaded
                         ? nil : renditions.availableRenditions(of: original, key: key)?.image)
                 if found.image != nil {
                     if !asked.counted[offset] { advanced(.load) }
@@ -105,6 +111,7 @@ extension BuildSession {
             for await (index, outcome) in group { outcomes[index] = named(outcome) }
         }
         guard !Task.isCancelled else { throw .interrupted }
+        await madeEarly
         await readMissingMetadata(into: &outcomes, photos: photos)
         finishTiming(progress, into: &report)
         tally(outcomes, photos: photos, into: &report)
@@ -117,6 +124,29 @@ extension BuildSession {
         }
         report.counts.urls = Set(sources.compactMap { $0 }).count
         return outcomes
+    }
+
+    /// Makes the images of the changed copies the one pass downloads, as they come, a few at a
+    /// time (the imaging pool sets the pace); their photos' tasks take the sets, made once.
+    private func makeImages(of changed: AsyncStream<Original>, progress: StageProgress) async {
+        let width = 2 * ProcessInfo.processInfo.activeProcessorCount
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            for await original in changed {
+                if running >= width {
+                    await group.next()
+                    running -= 1
+                }
+                running += 1
+                progress.begin(.images)
+                group.addTask { [renditions, loader] in
+                    // Its outcome, failure included, is the set's: the photo's task hears it.
+                    _ = try? await renditions.renditions(of: original) { damaged in
+                        try await loader.freshCopy(of: damaged)
+                    }
+                }
+            }
+        }
     }
 
     /// Loading and imaging overlap: each is timed from its first start to its last end.
@@ -138,11 +168,12 @@ extension BuildSession {
     /// URL was a task of its own through the loader's coalescing: at 100,000 entries the load
     /// stage of a --refresh took 13.9 s that way and 8.0 s this way (BENCHMARKS.md). A build of
     /// `gallerygen serve` shares its loads with the build it replaces, so it loads them one by
-    /// one as before. Changed copies are downloaded in the pass, before any image is made: a
-    /// rebuild where most stale copies changed loses the overlap of loading and imaging.
+    /// one as before. Changed copies are downloaded in the pass and handed to `changed` as they
+    /// come, so that their images are made while the pass goes on.
     private func revalidateCopies(
         found: inout [(original: (Original, String)?, setKey: String?)], sources: [CanonicalURL?],
-        unchangedSite: (@Sendable () async -> Bool)?, advanced: @escaping @Sendable (BuildStage) -> Void
+        unchangedSite: (@Sendable () async -> Bool)?, changed: AsyncStream<Original>.Continuation,
+        advanced: @escaping @Sendable (BuildStage) -> Void
     ) async -> AskedCopies {
         var counted = [Bool](repeating: false, count: found.count)
         guard case .standalone = mode else { return AskedCopies(counted: counted) }
@@ -161,8 +192,13 @@ extension BuildSession {
         let counts = photosOf
         let heard = await loader.revalidateCopies(
             of: asked, width: options.concurrency ?? config.concurrency
-        ) { source in
+        ) { source, original in
             for _ in 0..<(counts[source] ?? 0) { advanced(.load) }
+            // Changed upstream: made now. A stale copy (a warning) or a no-store one takes the
+            // photo's own way.
+            if let original, original.origin == .downloaded, original.warning == nil, !original.isTransient {
+                changed.yield(original)
+            }
         }
         if everyPhotoAsked, heard.unchanged == asked.count, let unchangedSite, await unchangedSite() {
             return AskedCopies(counted: counted, siteUnchanged: true, urls: asked.count)

@@ -250,7 +250,7 @@ package final class HTTPLoader: OriginalLoading {
     /// keeping its answers in a list of its own: no task, lock or actor per URL. Cancelled, they
     /// stop taking URLs.
     package func revalidateCopies(
-        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL) -> Void
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL, Original?) -> Void
     ) async -> CopyAnswers {
         guard !configuration.offline, !sources.isEmpty else { return CopyAnswers() }
         let queue = WorkQueue()
@@ -276,10 +276,11 @@ package final class HTTPLoader: OriginalLoading {
                             {
                                 answers.unchanged += 1
                             }
+                            answered(source, original)
                         } catch {
                             answers.answers[source] = .failure(error)
+                            answered(source, nil)
                         }
-                        answered(source)
                     }
                     return answers
                 }
