@@ -32,9 +32,9 @@ package protocol OriginalLoading: Sendable {
     /// Asks, `width` at a time, whether the cached copies of `sources` (distinct URLs, each
     /// cached but not usable at once: stale, or any with `--refresh`) are still the server's,
     /// in one pass with no task per URL: the answers ``original(for:)`` would give one task
-    /// each, by URL, `answered` called as each comes (with the original, when it is one). A URL
-    /// left out (no copy after all) is loaded as usual. A loader that cannot ask in bulk leaves
-    /// them all out.
+    /// each, by URL, `answered` called as each comes (with the original when its bytes are not
+    /// the copy's: changed upstream). A URL left out (no copy after all) is loaded as usual. A
+    /// loader that cannot ask in bulk leaves them all out.
     func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL, Original?) -> Void
     ) async -> CopyAnswers

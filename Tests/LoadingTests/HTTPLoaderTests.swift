@@ -409,10 +409,14 @@ final class LoaderFixture: Sendable {
         changed.withLock { $0 = true }
         fixture.server.resetCounts()
         let answered = Mutex<[String]>([])
+        let withNewBytes = Mutex<[String]>([])
 
         let result = await fixture.loader { $0.refresh = true }.revalidateCopies(
             of: (paths + ["/never-loaded.jpg"]).map(fixture.url), width: 2
-        ) { source, _ in answered.withLock { $0.append(source.url.path) } }
+        ) { source, newBytes in
+            answered.withLock { $0.append(source.url.path) }
+            if newBytes != nil { withNewBytes.withLock { $0.append(source.url.path) } }
+        }
         let answers = result.answers
 
         #expect(try answers[fixture.url("/same.jpg")]?.get().origin == .revalidated)
@@ -426,6 +430,7 @@ final class LoaderFixture: Sendable {
         // Not in the cache: left to the usual load, and not asked about.
         #expect(answers[fixture.url("/never-loaded.jpg")] == nil)
         #expect(answered.withLock { $0.sorted() } == paths.sorted())
+        #expect(withNewBytes.withLock { $0 } == ["/changed.jpg"])
         #expect(fixture.server.requests.map(\.path).sorted() == paths.sorted())
         #expect(fixture.server.requests.allSatisfy { $0.isConditional })
         try await fixture.close()

@@ -58,14 +58,14 @@ extension BuildSession {
             return nil
         }
         await renditions.prefetch(keys: found.compactMap(\.setKey))
-        let available = await Array(found.indices).concurrentMap { [renditions, found] offset in
+        let available = await Array(found.indices).concurrentMap { [renditions, found, asked] offset in
             found[offset].original.map { original, key in
                 // An original with a warning (a stale copy) takes the long way, which says it,
-                // as does a no-store one (deleted there once used), and a changed one (its set
-                // made this build, with its warnings).
+                // as does a no-store one (deleted there once used), and one with new bytes (its
+                // set made this build, with its warnings).
                 let found = AvailablePhoto(
                     original: original,
-                    image: original.warning != nil || original.isTransient || original.origin == .downloaded
+                    image: original.warning != nil || original.isTransient || asked.changed.contains(original.source)
                         ? nil : renditions.availableRenditions(of: original, key: key)?.image)
                 if found.image != nil {
                     if !asked.counted[offset] { advanced(.load) }
@@ -190,13 +190,14 @@ extension BuildSession {
         guard !asked.isEmpty else { return AskedCopies(counted: counted) }
         let everyPhotoAsked = offsets.count == found.count
         let counts = photosOf
+        let newBytes = Mutex<Set<CanonicalURL>>([])
         let heard = await loader.revalidateCopies(
             of: asked, width: options.concurrency ?? config.concurrency
         ) { source, original in
             for _ in 0..<(counts[source] ?? 0) { advanced(.load) }
-            // Changed upstream: made now. A stale copy (a warning) or a no-store one takes the
-            // photo's own way.
-            if let original, original.origin == .downloaded, original.warning == nil, !original.isTransient {
+            // New bytes: made now. A no-store copy takes the photo's own way.
+            if let original, original.warning == nil, !original.isTransient {
+                newBytes.withLock { _ = $0.insert(source) }
                 changed.yield(original)
             }
         }
@@ -216,13 +217,16 @@ extension BuildSession {
                 failures[offset] = error
             }
         }
-        return AskedCopies(counted: counted, failures: failures, urls: asked.count)
+        return AskedCopies(
+            counted: counted, failures: failures, changed: newBytes.withLock { $0 }, urls: asked.count)
     }
 
     /// What ``revalidateCopies(found:sources:unchangedSite:advanced:)`` found.
     private struct AskedCopies {
         var counted: [Bool]
         var failures: [Int: any Error] = [:]
+        /// The URLs whose answer brought new bytes, handed to imaging as they came.
+        var changed: Set<CanonicalURL> = []
         var siteUnchanged = false
         var urls = 0
     }

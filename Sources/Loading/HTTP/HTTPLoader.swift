@@ -276,7 +276,7 @@ package final class HTTPLoader: OriginalLoading {
                             {
                                 answers.unchanged += 1
                             }
-                            answered(source, original)
+                            answered(source, original.sha256 == record.sha256 ? nil : original)
                         } catch {
                             answers.answers[source] = .failure(error)
                             answered(source, nil)
