@@ -66,7 +66,7 @@ package final class ImageLoader: OriginalLoading {
     /// out). They do not pass through the coalescing of ``original(for:)``: for a build that is
     /// alone with its loader, not one whose loads another build may share (`gallerygen serve`).
     package func revalidateCopies(
-        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL, Original?) -> Void
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (Int, Original?) -> Void
     ) async -> CopyAnswers {
         await remote?.revalidateCopies(of: sources, width: width, answered: answered) ?? CopyAnswers()
     }

@@ -32,30 +32,41 @@ package protocol OriginalLoading: Sendable {
     /// Asks, `width` at a time, whether the cached copies of `sources` (distinct URLs, each
     /// cached but not usable at once: stale, or any with `--refresh`) are still the server's,
     /// in one pass with no task per URL: the answers ``original(for:)`` would give one task
-    /// each, by URL, `answered` called as each comes (with the original when its bytes are not
-    /// the copy's: changed upstream). A URL left out (no copy after all) is loaded as usual. A
-    /// loader that cannot ask in bulk leaves them all out.
+    /// each, by position in `sources`, `answered` called as each comes with that position (and
+    /// the original when its bytes are not the copy's: changed upstream). A URL left out (no copy
+    /// after all) is loaded as usual. A loader that cannot ask in bulk leaves them all out.
     func revalidateCopies(
-        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL, Original?) -> Void
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (Int, Original?) -> Void
     ) async -> CopyAnswers
 }
 
 /// What ``OriginalLoading/revalidateCopies(of:width:answered:)`` heard: an answer per URL asked,
-/// and how many of them confirmed the copy as the cache had it (a 304 that changed neither its
-/// validators nor its type: a build that published from those copies would publish the same).
+/// by its position in the URLs given (kept by position, not by URL: 100,000 answers hashed no
+/// URL), and how many of them confirmed the copy as the cache had it (a 304 that changed neither
+/// its validators nor its type: a build that published from those copies would publish the same).
 package struct CopyAnswers: Sendable {
-    package var answers: [CanonicalURL: Result<Original, any Error>] = [:]
+    private var byPosition: [Result<Original, any Error>?]
     package var unchanged = 0
 
-    package init(answers: [CanonicalURL: Result<Original, any Error>] = [:], unchanged: Int = 0) {
-        self.answers = answers
-        self.unchanged = unchanged
+    /// No answer for any of `count` URLs.
+    package init(count: Int = 0) {
+        byPosition = []
+        if count > 0 { byPosition = Array(repeating: nil, count: count) }
     }
+
+    /// The answer for the URL at `position`, nil when it was not asked about.
+    package subscript(position: Int) -> Result<Original, any Error>? {
+        get { byPosition.indices.contains(position) ? byPosition[position] : nil }
+        set { byPosition[position] = newValue }
+    }
+
+    /// How many URLs were answered.
+    package var count: Int { byPosition.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
 }
 
 extension OriginalLoading {
     package func revalidateCopies(
-        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL, Original?) -> Void
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (Int, Original?) -> Void
     ) async -> CopyAnswers {
         CopyAnswers()
     }

@@ -178,26 +178,33 @@ extension BuildSession {
         var counted = [Bool](repeating: false, count: found.count)
         guard case .standalone = mode else { return AskedCopies(counted: counted) }
         // The photos to ask about: cached (a set key from the cached hash) but not usable at once.
-        var offsets: [Int] = []
+        // Each photo asked about, by offset, with its URL's position in `asked`.
+        var offsets: [(offset: Int, position: Int)] = []
         var asked: [CanonicalURL] = []
-        var photosOf: [CanonicalURL: Int] = [:]
+        var positionOf: [CanonicalURL: Int] = [:]
+        var photosAt: [Int] = []
         for (offset, found) in found.enumerated() where found.original == nil && found.setKey != nil {
             guard let source = sources[offset] else { continue }
-            offsets.append(offset)
-            photosOf[source, default: 0] += 1
-            if photosOf[source] == 1 { asked.append(source) }
+            let position = positionOf[source] ?? asked.count
+            if position == asked.count {
+                positionOf[source] = position
+                asked.append(source)
+                photosAt.append(0)
+            }
+            photosAt[position] += 1
+            offsets.append((offset, position))
         }
         guard !asked.isEmpty else { return AskedCopies(counted: counted) }
         let everyPhotoAsked = offsets.count == found.count
-        let counts = photosOf
+        let (counts, urls) = (photosAt, asked)
         let newBytes = Mutex<Set<CanonicalURL>>([])
         let heard = await loader.revalidateCopies(
             of: asked, width: options.concurrency ?? config.concurrency
-        ) { source, original in
-            for _ in 0..<(counts[source] ?? 0) { advanced(.load) }
+        ) { position, original in
+            for _ in 0..<counts[position] { advanced(.load) }
             // New bytes: made now. A no-store copy takes the photo's own way.
             if let original, original.warning == nil, !original.isTransient {
-                newBytes.withLock { _ = $0.insert(source) }
+                newBytes.withLock { _ = $0.insert(urls[position]) }
                 changed.yield(original)
             }
         }
@@ -206,8 +213,8 @@ extension BuildSession {
         }
         var failures: [Int: any Error] = [:]
         // The photos whose URL was answered: those `counts` counted in the progress.
-        for offset in offsets {
-            guard let source = sources[offset], let answer = heard.answers[source] else { continue }
+        for (offset, position) in offsets {
+            guard let answer = heard[position] else { continue }
             counted[offset] = true
             switch answer {
             case .success(let original):
@@ -221,7 +228,7 @@ extension BuildSession {
             counted: counted, failures: failures, changed: newBytes.withLock { $0 }, urls: asked.count)
     }
 
-    /// What ``revalidateCopies(found:sources:unchangedSite:advanced:)`` found.
+    /// What ``revalidateCopies(found:sources:unchangedSite:changed:advanced:)`` found.
     private struct AskedCopies {
         var counted: [Bool]
         var failures: [Int: any Error] = [:]

@@ -250,15 +250,16 @@ package final class HTTPLoader: OriginalLoading {
     /// keeping its answers in a list of its own: no task, lock or actor per URL. Cancelled, they
     /// stop taking URLs.
     package func revalidateCopies(
-        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (CanonicalURL, Original?) -> Void
+        of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (Int, Original?) -> Void
     ) async -> CopyAnswers {
         guard !configuration.offline, !sources.isEmpty else { return CopyAnswers() }
         let queue = WorkQueue()
         let workers = Self.workers(for: sources, width: width, perHost: max(1, configuration.perHost))
-        return await withTaskGroup(of: CopyAnswers.self) { group in
+        typealias Answers = (list: [(Int, Result<Original, any Error>)], unchanged: Int)
+        return await withTaskGroup(of: Answers.self) { group in
             for _ in 0..<workers {
                 group.addTask {
-                    var answers = CopyAnswers()
+                    var answers: Answers = ([], 0)
                     while !Task.isCancelled {
                         let index = queue.next.add(1, ordering: .relaxed).oldValue
                         guard index < sources.count else { break }
@@ -270,25 +271,24 @@ package final class HTTPLoader: OriginalLoading {
                         do {
                             let original = try await self.revalidate(
                                 source, copy: record, blobModified: blobModified, expectsImage: true)
-                            answers.answers[source] = .success(original)
+                            answers.list.append((index, .success(original)))
                             if original.origin == .revalidated, original.sha256 == record.sha256,
                                 original.validators == record.validators, original.contentType == record.contentType
                             {
                                 answers.unchanged += 1
                             }
-                            answered(source, original.sha256 == record.sha256 ? nil : original)
+                            answered(index, original.sha256 == record.sha256 ? nil : original)
                         } catch {
-                            answers.answers[source] = .failure(error)
-                            answered(source, nil)
+                            answers.list.append((index, .failure(error)))
+                            answered(index, nil)
                         }
                     }
                     return answers
                 }
             }
-            var all = CopyAnswers()
-            all.answers.reserveCapacity(sources.count)
+            var all = CopyAnswers(count: sources.count)
             for await part in group {
-                all.answers.merge(part.answers) { first, _ in first }
+                for (index, answer) in part.list { all[index] = answer }
                 all.unchanged += part.unchanged
             }
             return all
