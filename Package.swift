@@ -145,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "LoadingTests",
             dependencies: [
-                "Loading", "GalleryConcurrency", "GalleryCore", "TestSupport",
+                "BuildStore", "Loading", "GalleryConcurrency", "GalleryCore", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -304,43 +304,38 @@ package final class BuildStore: Sendable {
         }
     }
 
-    /// Writes the records that changed and removes those of `removed`, in one transaction (the
-    /// log is folded into the file by ``checkpoint()``, once the build's writes are done).
-    /// `replacingAll`: `changed` is every record, and any other row goes.
-    package func save(urlRecords changed: [CacheRecord], removing removed: [String], replacingAll: Bool = false)
-        throws
-    {
-        guard !changed.isEmpty || !removed.isEmpty || replacingAll else { return }
-        try save(removing: removed, replacingAll: replacingAll) { _, upsert in
-            for record in changed { try upsert(record) }
-        }
-    }
-
-    /// ``save(urlRecords:removing:replacingAll:)`` for the records of `records` that differ from
-    /// `before` (all of them, replacing every row, when it is nil), picked as they are written:
-    /// 100,000 new records are not copied into a list first.
+    /// Writes `records` and removes the rows of `removed`, in one transaction (the log is folded
+    /// into the file by ``checkpoint()``, once the build's writes are done). `replacingAll`:
+    /// `records` is every record, and any other row goes.
     ///
-    /// Written in the order of their keys, the table's own: each page of the table is changed
+    /// Written in the order of their URLs, the table's own: each page of the table is changed
     /// once. In a dictionary's order every row lands on another page, and a transaction larger
     /// than SQLite's page cache spills the same pages to the log again and again (a --refresh of
     /// 90,878 records wrote 462 MB of log for a 35 MB table, and took 1.6 s).
-    ///
-    /// A record that only took a 304's answer (``CacheRecord/revalidationColumns``) updates those
-    /// columns alone: a --refresh of 90,878 records binds half the values it would otherwise.
-    package func save(
-        urlRecords records: [String: CacheRecord], changedSince before: [String: CacheRecord]?,
-        removing removed: [String]
-    ) throws {
-        let urls = records.keys.sorted()
-        try save(removing: removed, replacingAll: before == nil) { db, upsert in
+    package func save(urlRecords records: [CacheRecord], removing removed: [String], replacingAll: Bool = false)
+        throws
+    {
+        guard !records.isEmpty || !removed.isEmpty || replacingAll else { return }
+        let sorted = records.sorted { $0.url < $1.url }
+        try save(removing: removed, replacingAll: replacingAll) { _, upsert in
+            for record in sorted { try upsert(record) }
+        }
+    }
+
+    /// Writes each change in one transaction, in the order of their URLs: a record is written
+    /// whole, or, when it only took a 304's answer (``CacheRecord/revalidationColumns``), those
+    /// columns alone (a --refresh of 90,878 records binds half the values it would otherwise);
+    /// one set to nil is removed.
+    package func save(changes: [URLRecordChange]) throws {
+        guard !changes.isEmpty else { return }
+        let sorted = changes.sorted { $0.url < $1.url }
+        try save(removing: sorted.compactMap { $0.record == nil ? $0.url : nil }, replacingAll: false) { db, upsert in
             let revalidated = try db.cachedStatement(
                 sql: "UPDATE url_record SET "
                     + CacheRecord.revalidationColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE url = ?")
-            for url in urls {
-                guard let record = records[url] else { continue }
-                let old = before?[url]
-                if let old, old.withRevalidation(of: record) == record {
-                    guard old != record else { continue }
+            for change in sorted {
+                guard let record = change.record else { continue }
+                if change.onlyRevalidated {
                     try revalidated.execute(binding: record.revalidationArguments)
                 } else {
                     try upsert(record)
@@ -463,6 +458,18 @@ package final class BuildStore: Sendable {
     }
 }
 
+/// A URL's record as a build left it (nil: removed), and whether it differs from the store's only
+/// in ``CacheRecord/revalidationColumns``.
+package struct URLRecordChange: Sendable {
+    package var url: String
+    package var record: CacheRecord?
+    package var onlyRevalidated: Bool
+
+    package init(url: String, record: CacheRecord?, onlyRevalidated: Bool = false) {
+        (self.url, self.record, self.onlyRevalidated) = (url, record, onlyRevalidated)
+    }
+}
+
 extension CacheRecord: FetchableRecord, TableRecord {
     package static var databaseTableName: String { "url_record" }
 
@@ -515,7 +522,7 @@ extension CacheRecord: FetchableRecord, TableRecord {
     /// This record with the values of ``revalidationColumns`` taken from `other`: equal to
     /// `other` when that is all they differ in (a field added to the record later is written
     /// whole until it is listed there).
-    func withRevalidation(of other: CacheRecord) -> CacheRecord {
+    package func withRevalidation(of other: CacheRecord) -> CacheRecord {
         var record = self
         (record.etag, record.lastModified, record.date, record.age) = (
             other.etag, other.lastModified, other.date, other.age

@@ -1,3 +1,4 @@
+import BuildStore
 import Foundation
 import GalleryCore
 import TestSupport
@@ -59,6 +60,54 @@ import Testing
         again.close()
         let after = try #require(FileStatus(store))
         #expect(before.modifiedNanoseconds == after.modifiedNanoseconds && before.size == after.size)
+    }
+
+    /// What a persist writes is what changed since the last: records set, set again, set back
+    /// as they were, and removed, among others left alone; a blob discarded takes its records.
+    @Test func aPersistWritesWhatChangedSinceTheLast() throws {
+        let folder = try TemporaryDirectory("store-changes")
+        let blobs = ["one", "two"].map { Data($0.utf8) }
+        for blob in blobs { try folder.write(blob, to: "cache/v1/blobs/\(sha256Hex(of: blob))") }
+        func record(_ name: String, blob: Int) -> CacheRecord {
+            Self.record(
+                "https://example.com/\(name).jpg", sha256: sha256Hex(of: blobs[blob]), size: Int64(blobs[blob].count))
+        }
+        func stored() throws -> [String: CacheRecord] {
+            let cache = try DiskCache(directory: folder.file("cache"))
+            defer { cache.close() }
+            return Dictionary(uniqueKeysWithValues: try cache.buildStore.urlRecords().map { ($0.url, $0) })
+        }
+        let cache = try DiskCache(directory: folder.file("cache"))
+        for name in ["kept", "revalidated", "replaced", "removed", "restored", "discarded", "twice"] {
+            cache.store(record(name, blob: name == "discarded" ? 1 : 0))
+        }
+        try cache.persist()
+        var revalidated = record("revalidated", blob: 0)
+        (revalidated.etag, revalidated.date, revalidated.validatedAt) = (#""v2""#, "Wed, 25 Nov 2026 08:00:00 GMT", 2e9)
+        cache.store(revalidated)
+        var replaced = record("replaced", blob: 1)
+        replaced.contentType = "image/png"
+        cache.store(replaced)
+        cache.removeRecord(for: record("removed", blob: 0).url)
+        var restored = record("restored", blob: 0)
+        restored.lastUsed += 1
+        cache.store(restored)
+        cache.store(record("restored", blob: 0))
+        cache.store(record("added", blob: 0))
+        // Other columns, then a 304's: written whole.
+        var twice = record("twice", blob: 0)
+        twice.finalURL = "https://cdn.example.com/twice.jpg"
+        cache.store(twice)
+        twice.etag = #""v3""#
+        cache.store(twice)
+        cache.discardBlob(sha256Hex(of: blobs[1]))
+        try cache.persist()
+        cache.close()
+
+        let expected = [
+            record("kept", blob: 0), revalidated, record("restored", blob: 0), record("added", blob: 0), twice,
+        ]
+        #expect(try stored() == Dictionary(uniqueKeysWithValues: expected.map { ($0.url, $0) }))
     }
 
     /// Records that could not be written (another program holds the store locked past the wait)
