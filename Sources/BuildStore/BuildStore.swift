@@ -322,19 +322,24 @@ package final class BuildStore: Sendable {
         }
     }
 
-    /// Writes each change in one transaction, in the order of their URLs: a record is written
-    /// whole, or, when it only took a 304's answer (``CacheRecord/revalidationColumns``), those
-    /// columns alone (a --refresh of 90,878 records binds half the values it would otherwise);
-    /// one set to nil is removed.
-    package func save(changes: [URLRecordChange]) throws {
-        guard !changes.isEmpty else { return }
+    /// Writes the record of each changed URL as `records` holds it, in one transaction and in
+    /// the order of their URLs: whole, or, when it only took a 304's answer
+    /// (``CacheRecord/revalidationColumns``), those columns alone (a --refresh of 90,878 records
+    /// binds half the values it would otherwise); a URL `records` holds none of is removed.
+    /// `replacingAll`: `changes` names every record, and any other row goes. The records are
+    /// looked up, not copied into the list: 90,878 of them were 37 MB, twice once sorted.
+    package func save(changes: [URLRecordChange], from records: [String: CacheRecord], replacingAll: Bool = false)
+        throws
+    {
+        guard !changes.isEmpty || replacingAll else { return }
         let sorted = changes.sorted { $0.url < $1.url }
-        try save(removing: sorted.compactMap { $0.record == nil ? $0.url : nil }, replacingAll: false) { db, upsert in
+        let removed = sorted.compactMap { records[$0.url] == nil ? $0.url : nil }
+        try save(removing: removed, replacingAll: replacingAll) { db, upsert in
             let revalidated = try db.cachedStatement(
                 sql: "UPDATE url_record SET "
                     + CacheRecord.revalidationColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE url = ?")
             for change in sorted {
-                guard let record = change.record else { continue }
+                guard let record = records[change.url] else { continue }
                 if change.onlyRevalidated {
                     try revalidated.execute(binding: record.revalidationArguments)
                 } else {
@@ -403,7 +408,7 @@ package final class BuildStore: Sendable {
             let upsert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO rendered_page (path, fingerprint0, fingerprint1, fingerprint2, "
                     + "fingerprint3, size, modified, inode) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-            // In the table's order, for the reason ``save(urlRecords:changedSince:removing:)`` gives;
+            // In the table's order, for the reason ``save(urlRecords:removing:replacingAll:)`` gives;
             // their positions sorted, not a copy of them (a cold build's 205,675 pages).
             for (path, record) in changed.indices.sorted(by: { changed[$0].path < changed[$1].path }).lazy.map({
                 changed[$0]
@@ -458,15 +463,14 @@ package final class BuildStore: Sendable {
     }
 }
 
-/// A URL's record as a build left it (nil: removed), and whether it differs from the store's only
-/// in ``CacheRecord/revalidationColumns``.
+/// A URL whose record changed, and whether it differs from the store's only in
+/// ``CacheRecord/revalidationColumns``.
 package struct URLRecordChange: Sendable {
     package var url: String
-    package var record: CacheRecord?
     package var onlyRevalidated: Bool
 
-    package init(url: String, record: CacheRecord?, onlyRevalidated: Bool = false) {
-        (self.url, self.record, self.onlyRevalidated) = (url, record, onlyRevalidated)
+    package init(url: String, onlyRevalidated: Bool = false) {
+        (self.url, self.onlyRevalidated) = (url, onlyRevalidated)
     }
 }
 

@@ -54,7 +54,9 @@ import Testing
         // Bound by their UTF-8 length, not their count of characters.
         (odd.url, odd.etag, odd.contentType) = ("https://example.com/été/🌅.jpg", "\"ü-\\\"-é\"", "")
         let records = [Self.full, Self.bare, odd]
-        try opening.store.save(changes: records.map { URLRecordChange(url: $0.url, record: $0) })
+        try opening.store.save(
+            changes: records.map { URLRecordChange(url: $0.url) },
+            from: Dictionary(uniqueKeysWithValues: records.map { ($0.url, $0) }))
         #expect(sorted(try opening.store.urlRecords()) == sorted(records))
         // `odd` took a 304 (only the columns it updates, some of them emptied), `full` new bytes,
         // `bare` went.
@@ -67,11 +69,12 @@ import Testing
         (newBytes.sha256, newBytes.size) = (String(repeating: "a1", count: 32), 7)
         #expect(odd.withRevalidation(of: revalidated) == revalidated)
         #expect(Self.full.withRevalidation(of: newBytes) != newBytes)
-        try opening.store.save(changes: [
-            URLRecordChange(url: odd.url, record: revalidated, onlyRevalidated: true),
-            URLRecordChange(url: Self.full.url, record: newBytes),
-            URLRecordChange(url: Self.bare.url, record: nil),
-        ])
+        try opening.store.save(
+            changes: [
+                URLRecordChange(url: odd.url, onlyRevalidated: true), URLRecordChange(url: Self.full.url),
+                URLRecordChange(url: Self.bare.url),
+            ],
+            from: [odd.url: revalidated, Self.full.url: newBytes])
         #expect(sorted(try opening.store.urlRecords()) == sorted([revalidated, newBytes]))
         opening.store.close()
     }

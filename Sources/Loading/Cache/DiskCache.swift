@@ -207,16 +207,16 @@ package final class DiskCache: Sendable {
     package func persist() throws {
         // What is written is taken under the lock: a record stored while the write runs is
         // noted as changed again, and written by the next persist.
-        let change: (changes: [URLRecordChange], all: [CacheRecord]?)? = state.withLock { state in
+        let change: (changes: [URLRecordChange], records: [String: CacheRecord], all: Bool)? = state.withLock {
+            state in
             state.statusAtOpen = [:]
             // Never read: nothing changed.
             guard state.isLoaded, state.rewritesAll || !state.changed.isEmpty else { return nil }
             defer { (state.changed, state.rewritesAll) = ([:], false) }
-            if state.rewritesAll { return ([], Array(state.records.values)) }
-            let changes = state.changed.map { url, revalidated in
-                URLRecordChange(url: url, record: state.records[url], onlyRevalidated: revalidated)
-            }
-            return (changes, nil)
+            // The records are shared with the state, not copied (unless one is stored during
+            // the write).
+            if state.rewritesAll { return (state.records.keys.map { URLRecordChange(url: $0) }, state.records, true) }
+            return (state.changed.map { URLRecordChange(url: $0, onlyRevalidated: $1) }, state.records, false)
         }
         // The one checkpoint of a build, where its writes end: every stage's rows (URL records,
         // thumbnail sets, pages, the published list) are folded into the file, so the folder CI
@@ -225,11 +225,7 @@ package final class DiskCache: Sendable {
         defer { try? store.checkpoint() }
         guard let change else { return }
         do {
-            if let all = change.all {
-                try store.save(urlRecords: all, removing: [], replacingAll: true)
-            } else {
-                try store.save(changes: change.changes)
-            }
+            try store.save(changes: change.changes, from: change.records, replacingAll: change.all)
         } catch {
             state.withLock { $0.rewritesAll = true }
             throw LoadingError(
