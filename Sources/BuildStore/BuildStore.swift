@@ -304,43 +304,43 @@ package final class BuildStore: Sendable {
         }
     }
 
-    /// Writes `records` and removes the rows of `removed`, in one transaction (the log is folded
-    /// into the file by ``checkpoint()``, once the build's writes are done). `replacingAll`:
-    /// `records` is every record, and any other row goes.
-    ///
-    /// Written in the order of their URLs, the table's own: each page of the table is changed
-    /// once. In a dictionary's order every row lands on another page, and a transaction larger
-    /// than SQLite's page cache spills the same pages to the log again and again (a --refresh of
-    /// 90,878 records wrote 462 MB of log for a 35 MB table, and took 1.6 s).
-    package func save(urlRecords records: [CacheRecord], removing removed: [String], replacingAll: Bool = false)
+    /// Writes the records that changed and removes those of `removed`, in one transaction (the
+    /// log is folded into the file by ``checkpoint()``, once the build's writes are done).
+    /// `replacingAll`: `changed` is every record, and any other row goes.
+    package func save(urlRecords changed: [CacheRecord], removing removed: [String], replacingAll: Bool = false)
         throws
     {
-        guard !records.isEmpty || !removed.isEmpty || replacingAll else { return }
-        let sorted = records.sorted { $0.url < $1.url }
+        guard !changed.isEmpty || !removed.isEmpty || replacingAll else { return }
         try save(removing: removed, replacingAll: replacingAll) { _, upsert in
-            for record in sorted { try upsert(record) }
+            for record in changed { try upsert(record) }
         }
     }
 
-    /// Writes the record of each changed URL as `records` holds it, in one transaction and in
-    /// the order of their URLs: whole, or, when it only took a 304's answer
-    /// (``CacheRecord/revalidationColumns``), those columns alone (a --refresh of 90,878 records
-    /// binds half the values it would otherwise); a URL `records` holds none of is removed.
-    /// `replacingAll`: `changes` names every record, and any other row goes. The records are
-    /// looked up, not copied into the list: 90,878 of them were 37 MB, twice once sorted.
-    package func save(changes: [URLRecordChange], from records: [String: CacheRecord], replacingAll: Bool = false)
-        throws
-    {
-        guard !changes.isEmpty || replacingAll else { return }
-        let sorted = changes.sorted { $0.url < $1.url }
-        let removed = sorted.compactMap { records[$0.url] == nil ? $0.url : nil }
-        try save(removing: removed, replacingAll: replacingAll) { db, upsert in
+    /// ``save(urlRecords:removing:replacingAll:)`` for the records of `records` that differ from
+    /// `before` (all of them, replacing every row, when it is nil), picked as they are written:
+    /// 100,000 new records are not copied into a list first.
+    ///
+    /// Written in the order of their keys, the table's own: each page of the table is changed
+    /// once. In a dictionary's order every row lands on another page, and a transaction larger
+    /// than SQLite's page cache spills the same pages to the log again and again (a --refresh of
+    /// 90,878 records wrote 462 MB of log for a 35 MB table, and took 1.6 s).
+    ///
+    /// A record that only took a 304's answer (``CacheRecord/revalidationColumns``) updates those
+    /// columns alone: a --refresh of 90,878 records binds half the values it would otherwise.
+    package func save(
+        urlRecords records: [String: CacheRecord], changedSince before: [String: CacheRecord]?,
+        removing removed: [String]
+    ) throws {
+        let urls = records.keys.sorted()
+        try save(removing: removed, replacingAll: before == nil) { db, upsert in
             let revalidated = try db.cachedStatement(
                 sql: "UPDATE url_record SET "
                     + CacheRecord.revalidationColumns.map { "\($0) = ?" }.joined(separator: ", ") + " WHERE url = ?")
-            for change in sorted {
-                guard let record = records[change.url] else { continue }
-                if change.onlyRevalidated {
+            for url in urls {
+                guard let record = records[url] else { continue }
+                let old = before?[url]
+                if let old, old.withRevalidation(of: record) == record {
+                    guard old != record else { continue }
                     try revalidated.execute(binding: record.revalidationArguments)
                 } else {
                     try upsert(record)
@@ -408,7 +408,7 @@ package final class BuildStore: Sendable {
             let upsert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO rendered_page (path, fingerprint0, fingerprint1, fingerprint2, "
                     + "fingerprint3, size, modified, inode) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-            // In the table's order, for the reason ``save(urlRecords:removing:replacingAll:)`` gives;
+            // In the table's order, for the reason ``save(urlRecords:changedSince:removing:)`` gives;
             // their positions sorted, not a copy of them (a cold build's 205,675 pages).
             for (path, record) in changed.indices.sorted(by: { changed[$0].path < changed[$1].path }).lazy.map({
                 changed[$0]
@@ -460,17 +460,6 @@ package final class BuildStore: Sendable {
     package func close() {
         try? checkpoint()
         try? database.close()
-    }
-}
-
-/// A URL whose record changed, and whether it differs from the store's only in
-/// ``CacheRecord/revalidationColumns``.
-package struct URLRecordChange: Sendable {
-    package var url: String
-    package var onlyRevalidated: Bool
-
-    package init(url: String, onlyRevalidated: Bool = false) {
-        (self.url, self.onlyRevalidated) = (url, onlyRevalidated)
     }
 }
 
@@ -526,7 +515,7 @@ extension CacheRecord: FetchableRecord, TableRecord {
     /// This record with the values of ``revalidationColumns`` taken from `other`: equal to
     /// `other` when that is all they differ in (a field added to the record later is written
     /// whole until it is listed there).
-    package func withRevalidation(of other: CacheRecord) -> CacheRecord {
+    func withRevalidation(of other: CacheRecord) -> CacheRecord {
         var record = self
         (record.etag, record.lastModified, record.date, record.age) = (
             other.etag, other.lastModified, other.date, other.age

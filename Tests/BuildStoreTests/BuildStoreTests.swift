@@ -47,35 +47,34 @@ import Testing
         again.store.close()
     }
 
-    @Test func changesKeepEveryByteAndAreWrittenWholeAsA304UpdatesOrRemoved() throws {
+    @Test func recordsWrittenFromTheCachesDictionaryKeepEveryByteAndOnlyChangedOnesAreWrittenWholeOrAsA304Updates()
+        throws
+    {
         let folder = try TemporaryDirectory("store")
         let opening = BuildStore.open(at: folder.file("store.sqlite"))
         var odd = Self.full
         // Bound by their UTF-8 length, not their count of characters.
         (odd.url, odd.etag, odd.contentType) = ("https://example.com/été/🌅.jpg", "\"ü-\\\"-é\"", "")
-        let records = [Self.full, Self.bare, odd]
-        try opening.store.save(
-            changes: records.map { URLRecordChange(url: $0.url) },
-            from: Dictionary(uniqueKeysWithValues: records.map { ($0.url, $0) }))
-        #expect(sorted(try opening.store.urlRecords()) == sorted(records))
-        // `odd` took a 304 (only the columns it updates, some of them emptied), `full` new bytes,
-        // `bare` went.
+        let records = Dictionary(uniqueKeysWithValues: [Self.full, Self.bare, odd].map { ($0.url, $0) })
+        try opening.store.save(urlRecords: records, changedSince: nil, removing: [])
+        #expect(sorted(try opening.store.urlRecords()) == sorted(Array(records.values)))
+        // Against what was written: the ones that changed are written, the one that went removed.
+        // `odd` took a 304 (only the columns it updates, some of them emptied); `full` new bytes.
+        var changed = records
         var revalidated = odd
         (revalidated.validatedAt, revalidated.responseTime, revalidated.lastUsed) = (2e9, 2e9 - 1, 2e9 + 1)
         (revalidated.etag, revalidated.lastModified) = (#""next""#, nil)
         (revalidated.date, revalidated.age) = ("Wed, 16 Nov 1994 08:00:00 GMT", nil)
         (revalidated.cacheControl, revalidated.expires) = ("no-cache", "Thu, 17 Nov 1994 08:00:00 GMT")
+        changed[odd.url] = revalidated
         var newBytes = Self.full
         (newBytes.sha256, newBytes.size) = (String(repeating: "a1", count: 32), 7)
-        #expect(odd.withRevalidation(of: revalidated) == revalidated)
-        #expect(Self.full.withRevalidation(of: newBytes) != newBytes)
-        try opening.store.save(
-            changes: [
-                URLRecordChange(url: odd.url, onlyRevalidated: true), URLRecordChange(url: Self.full.url),
-                URLRecordChange(url: Self.bare.url),
-            ],
-            from: [odd.url: revalidated, Self.full.url: newBytes])
-        #expect(sorted(try opening.store.urlRecords()) == sorted([revalidated, newBytes]))
+        changed[Self.full.url] = newBytes
+        changed[Self.bare.url] = nil
+        #expect(records[odd.url]?.withRevalidation(of: changed[odd.url]!) == changed[odd.url])
+        #expect(records[Self.full.url]?.withRevalidation(of: changed[Self.full.url]!) != changed[Self.full.url])
+        try opening.store.save(urlRecords: changed, changedSince: records, removing: [Self.bare.url])
+        #expect(sorted(try opening.store.urlRecords()) == sorted(Array(changed.values)))
         opening.store.close()
     }
 

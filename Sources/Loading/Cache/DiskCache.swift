@@ -42,35 +42,12 @@ package final class DiskCache: Sendable {
         var usedBlobs: Set<String> = []
         /// Rendition sets the current build uses: never evicted.
         var usedRenditionSets: Set<String> = []
-        /// The URLs whose records were set or removed since the store last took them, each with
-        /// whether only a 304's columns changed (``CacheRecord/revalidationColumns``: those alone
-        /// are written). A flag per URL, not a copy of the records to compare with: at 100,000
-        /// records, that copy was 36 MiB, and a dictionary of the old records grown as they
-        /// changed 50 MiB more at its peak.
-        var changed: [String: Bool] = [:]
-        /// After a write that failed: what the store holds is not known, so the next persist
-        /// writes every record again.
-        var rewritesAll = false
+        /// The records as the store holds them; nil while they are written, and after a write
+        /// that failed (so the next persist writes them all again).
+        var persisted: [String: CacheRecord]? = [:]
         /// Blob sizes and times seen when the records were read, so that the first use of each in
         /// a build needs no second stat(2); dropped when the build ends (``persist()``).
         var statusAtOpen: [String: FileStatus] = [:]
-
-        /// Sets the record of `url` (removes it: nil), noting the change.
-        mutating func setRecord(_ record: CacheRecord?, for url: String) {
-            guard let record else {
-                if records.removeValue(forKey: url) != nil || changed[url] != nil { changed[url] = false }
-                return
-            }
-            let old = records.updateValue(record, forKey: url)
-            // Only a 304's columns, and none but those since the store took the record.
-            let revalidated = old.map { $0.withRevalidation(of: record) == record } ?? false
-            changed[url] = revalidated && changed[url] ?? true
-        }
-
-        /// Removes every record naming the blob `sha256`.
-        mutating func removeRecords(withBlob sha256: String) {
-            for url in records.compactMap({ $0.value.sha256 == sha256 ? $0.key : nil }) { setRecord(nil, for: url) }
-        }
     }
 
     /// The URL records of a cache written before the build store, read once to take them over.
@@ -117,7 +94,8 @@ package final class DiskCache: Sendable {
     private func withRecords<Value>(_ body: (inout State) -> Value) -> Value {
         state.withLock { state in
             if !state.isLoaded {
-                (state.records, state.statusAtOpen) = Self.loadRecords(from: store, blobs: blobs)
+                let (records, status) = Self.loadRecords(from: store, blobs: blobs)
+                (state.records, state.persisted, state.statusAtOpen) = (records, records, status)
                 state.isLoaded = true
             }
             return body(&state)
@@ -180,11 +158,11 @@ package final class DiskCache: Sendable {
     }
 
     func store(_ record: CacheRecord) {
-        withRecords { $0.setRecord(record, for: record.url) }
+        withRecords { $0.records[record.url] = record }
     }
 
     func removeRecord(for url: String) {
-        withRecords { $0.setRecord(nil, for: url) }
+        withRecords { _ = $0.records.removeValue(forKey: url) }
     }
 
     /// Until when (seconds since 1970) the records of all `urls` stay fresh; nil when one has
@@ -205,19 +183,19 @@ package final class DiskCache: Sendable {
     /// Writes the records that changed since they were read or last written (and removes those
     /// that went), in one transaction; nothing when none did.
     package func persist() throws {
-        // What is written is taken under the lock: a record stored while the write runs is
-        // noted as changed again, and written by the next persist.
-        let change: (changes: [URLRecordChange], records: [String: CacheRecord], all: Bool)? = state.withLock {
-            state in
-            state.statusAtOpen = [:]
-            // Never read: nothing changed.
-            guard state.isLoaded, state.rewritesAll || !state.changed.isEmpty else { return nil }
-            defer { (state.changed, state.rewritesAll) = ([:], false) }
-            // The records are shared with the state, not copied (unless one is stored during
-            // the write).
-            if state.rewritesAll { return (state.records.keys.map { URLRecordChange(url: $0) }, state.records, true) }
-            return (state.changed.map { URLRecordChange(url: $0, onlyRevalidated: $1) }, state.records, false)
-        }
+        // What is written is taken with the records it is measured against, under one lock: a
+        // record stored while the write runs stays unwritten, and is found by the next persist.
+        let change: (records: [String: CacheRecord], before: [String: CacheRecord]?, removed: [String])? =
+            state.withLock { state in
+                state.statusAtOpen = [:]
+                // Never read: nothing changed.
+                guard state.isLoaded, state.records != state.persisted else { return nil }
+                let before = state.persisted
+                // Not known to be in the store until written.
+                state.persisted = nil
+                let removed = (before ?? [:]).keys.filter { state.records[$0] == nil }
+                return (state.records, before, removed)
+            }
         // The one checkpoint of a build, where its writes end: every stage's rows (URL records,
         // thumbnail sets, pages, the published list) are folded into the file, so the folder CI
         // keeps holds one file. One that fails loses nothing (the log stays, and is read with
@@ -225,13 +203,13 @@ package final class DiskCache: Sendable {
         defer { try? store.checkpoint() }
         guard let change else { return }
         do {
-            try store.save(changes: change.changes, from: change.records, replacingAll: change.all)
+            try store.save(urlRecords: change.records, changedSince: change.before, removing: change.removed)
         } catch {
-            state.withLock { $0.rewritesAll = true }
             throw LoadingError(
                 .cache, url: store.file?.path ?? "the cache's store", "cannot write the URL records",
                 underlying: error as NSError)
         }
+        state.withLock { $0.persisted = change.records }
     }
 
     // MARK: Blobs
@@ -274,7 +252,7 @@ package final class DiskCache: Sendable {
     func discardBlob(_ sha256: String) {
         withRecords { state in
             _ = state.statusAtOpen.removeValue(forKey: sha256)
-            state.removeRecords(withBlob: sha256)
+            state.records = state.records.filter { $0.value.sha256 != sha256 }
         }
         try? FileManager.default.removeItem(atPath: blobPath(for: sha256))
     }
@@ -323,9 +301,8 @@ package final class DiskCache: Sendable {
     func markUsed(_ record: CacheRecord, at now: Date) {
         withRecords { state in
             state.usedBlobs.insert(record.sha256)
-            if var used = state.records[record.url], now.timeIntervalSince1970 - used.lastUsed >= 3600 {
-                used.lastUsed = now.timeIntervalSince1970
-                state.setRecord(used, for: record.url)
+            if let lastUsed = state.records[record.url]?.lastUsed, now.timeIntervalSince1970 - lastUsed >= 3600 {
+                state.records[record.url]?.lastUsed = now.timeIntervalSince1970
             }
         }
     }
@@ -350,7 +327,7 @@ package final class DiskCache: Sendable {
     }
 
     func removeRecords(withBlob sha256: String) {
-        withRecords { $0.removeRecords(withBlob: sha256) }
+        withRecords { state in state.records = state.records.filter { $0.value.sha256 != sha256 } }
     }
 
     // MARK: Start-up
