@@ -4,9 +4,11 @@ import TestSupport
 import Testing
 
 @Suite struct BuildCommandTests {
-    @Test func buildsASiteAndWritesAReport() throws {
+    @Test func buildsASiteAndWritesAReport() async throws {
         let site = try FixtureSite(count: 3)
-        let run = try CommandRun.gallerygen(["build", site.url.path, "--report", site.folder.file("report.json").path])
+        let run = try await CommandRun.gallerygen([
+            "build", site.url.path, "--report", site.folder.file("report.json").path,
+        ])
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("3 photos"))
@@ -31,13 +33,13 @@ import Testing
         }
     }
 
-    @Test func hostileFeedTextNeverReachesAPage() throws {
+    @Test func hostileFeedTextNeverReachesAPage() async throws {
         let site = try FixtureSite(
             count: 1,
             extraEntries: [#"{"title": "click", "imageUrl": "javascript:alert(document.cookie)"}"#],
             titles: ["<script>alert(1)</script>"]
         )
-        let run = try CommandRun.gallerygen(["build", site.url.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("entry 1: image URL \"javascript:alert(document.cookie)\""))
@@ -58,7 +60,7 @@ import Testing
     }
 
     /// An RSS feed with Media RSS (docs/feeds.md): its photos, alt text and captions reach the pages.
-    @Test func anRSSFeedBuildsItsPhotos() throws {
+    @Test func anRSSFeedBuildsItsPhotos() async throws {
         let site = try FixtureSite(count: 2)
         try site.folder.write(
             """
@@ -79,7 +81,7 @@ import Testing
         let config = try String(contentsOf: site.folder.file("gallery.yml"), encoding: .utf8)
         try site.folder.write(
             config.replacingOccurrences(of: "feed: feed.json", with: "feed: feed.rss"), to: "gallery.yml")
-        let run = try CommandRun.gallerygen(["build", site.url.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(run.status == 0, "\(run.standardError)")
         let pages = site.folder.allFiles(under: "public/photos").filter { $0.hasSuffix(".html") }
         #expect(pages.count == 2, "a post of two photos is two photos; a post of text is none")
@@ -89,17 +91,17 @@ import Testing
         #expect(first.contains { $0.contains("<p>Morning &amp; light</p>") })
     }
 
-    @Test func aCorruptJPEGIsATileExitZeroOrOneWithStrict() throws {
+    @Test func aCorruptJPEGIsATileExitZeroOrOneWithStrict() async throws {
         let site = try FixtureSite(count: 2, extraEntries: [#"{"title": "broken", "imageUrl": "photos/broken.jpg"}"#])
         try TestImage.truncatedJPEG(to: site.folder.file("photos/broken.jpg"))
 
-        let lenient = try CommandRun.gallerygen(["build", site.url.path])
+        let lenient = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(lenient.status == 0)
         #expect(lenient.standardError.contains("entry 2 (id 3): "))
         #expect(lenient.standardError.contains("broken.jpg"))
         #expect(lenient.standardOutput.contains("1 failed"))
 
-        let strict = try CommandRun.gallerygen(["build", site.url.path, "--strict"])
+        let strict = try await CommandRun.gallerygen(["build", site.url.path, "--strict"])
         #expect(strict.status == 1)
         #expect(strict.standardError.contains("1 photos failed (--strict)"))
         #expect(
@@ -107,49 +109,49 @@ import Testing
             "the site is still written")
     }
 
-    @Test func aConfigTypoIsExitTwoWithItsLine() throws {
+    @Test func aConfigTypoIsExitTwoWithItsLine() async throws {
         let site = try FixtureSite(count: 1)
         try site.folder.write("title: T\nfeed: feed.json\nimages:\n  widht: [480]\n", to: "gallery.yml")
 
-        let run = try CommandRun.gallerygen(["build", site.url.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
 
         #expect(run.status == 2)
         #expect(run.standardError.contains("error: gallery.yml:4:3: unknown key \"widht\"; did you mean \"widths\"?"))
         #expect(!FileManager.default.fileExists(atPath: site.folder.file("public").path), "nothing written")
     }
 
-    @Test func aSecondRunIsByteIdentical() throws {
+    @Test func aSecondRunIsByteIdentical() async throws {
         let site = try FixtureSite(count: 2)
-        #expect(try CommandRun.gallerygen(["build", site.url.path]).status == 0)
+        #expect(try await CommandRun.gallerygen(["build", site.url.path]).status == 0)
         let first = try site.snapshot()
-        let second = try CommandRun.gallerygen(["build", site.url.path, "--quiet"])
+        let second = try await CommandRun.gallerygen(["build", site.url.path, "--quiet"])
         #expect(second.status == 0 && second.standardOutput.isEmpty && second.standardError.isEmpty)
         let again = try site.snapshot()
         #expect(first.mapValues(\.0) == again.mapValues(\.0))
         #expect(first.mapValues(\.1) == again.mapValues(\.1), "no file rewritten")
     }
 
-    @Test func outputOptionAndUsageErrors() throws {
+    @Test func outputOptionAndUsageErrors() async throws {
         let site = try FixtureSite(count: 1)
         let elsewhere = site.folder.file("elsewhere")
-        #expect(try CommandRun.gallerygen(["build", site.url.path, "--output", elsewhere.path]).status == 0)
+        #expect(try await CommandRun.gallerygen(["build", site.url.path, "--output", elsewhere.path]).status == 0)
         #expect(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("index.html").path))
-        let usage = try CommandRun.gallerygen(["build", "--no-such-flag"])
+        let usage = try await CommandRun.gallerygen(["build", "--no-such-flag"])
         #expect(usage.status == 2, "usage errors exit 2, not ArgumentParser's 64")
-        let missing = try CommandRun.gallerygen(["build", site.folder.file("no-site").path])
+        let missing = try await CommandRun.gallerygen(["build", site.folder.file("no-site").path])
         #expect(missing.status == 2 && missing.standardError.contains("no gallery.yml"))
-        let seed = try CommandRun.gallerygen(["build", site.url.path, "--seed", "public/"])
+        let seed = try await CommandRun.gallerygen(["build", site.url.path, "--seed", "public/"])
         #expect(seed.status == 2 && seed.standardError.contains("--seed must be an http or https URL"))
     }
 
     // MARK: What a user sees of failures and warnings (issue 10)
 
-    @Test func failuresAreGroupedByCauseWithACountAndAFewExamples() throws {
+    @Test func failuresAreGroupedByCauseWithACountAndAFewExamples() async throws {
         let broken = (1...6).map { #"{"title": "broken \#($0)", "imageUrl": "photos/broken\#($0).jpg"}"# }
         let site = try FixtureSite(count: 1, extraEntries: broken + [#"{"title": "x", "imageUrl": "photos/none.jpg"}"#])
         for number in 1...6 { try TestImage.truncatedJPEG(to: site.folder.file("photos/broken\(number).jpg")) }
 
-        let run = try CommandRun.gallerygen(["build", site.url.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
 
         #expect(run.status == 0, "one photo shows: \(run.standardError)")
         let lines = run.standardError.split(separator: "\n")
@@ -159,7 +161,7 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("warning: 1 photo failed (unreadable file):") })
         #expect(!run.standardError.contains(site.url.path), "no local path: \(run.standardError)")
 
-        let verbose = try CommandRun.gallerygen(["build", site.url.path, "--verbose"])
+        let verbose = try await CommandRun.gallerygen(["build", site.url.path, "--verbose"])
         let failedLines = verbose.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: entry ") }
         #expect(failedLines.count == 7, "--verbose prints each failure too")
         let firstFailure = try #require(verbose.standardError.range(of: "warning: entry "))
@@ -167,14 +169,14 @@ import Testing
         #expect(firstFailure.lowerBound < imagesDone.lowerBound, "as it happens, not at the end")
     }
 
-    @Test func underGitHubActionsStagesAreGroupsFailuresAnnotationsAndTheStepHasASummary() throws {
+    @Test func underGitHubActionsStagesAreGroupsFailuresAnnotationsAndTheStepHasASummary() async throws {
         let broken = (1...6).map { #"{"title": "broken \#($0)", "imageUrl": "photos/broken\#($0).jpg"}"# }
         let site = try FixtureSite(count: 2, extraEntries: broken)
         for number in 1...6 { try TestImage.truncatedJPEG(to: site.folder.file("photos/broken\(number).jpg")) }
         let summary = site.folder.file("step-summary.md")
         try Data("earlier step\n".utf8).write(to: summary)
 
-        let run = try CommandRun.gallerygen(
+        let run = try await CommandRun.gallerygen(
             ["build", site.url.path], environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
 
         #expect(run.status == 0, "\(run.standardError)")
@@ -194,7 +196,7 @@ import Testing
         #expect(text.contains("| 8 | 6 |"), "\(text)")
         #expect(text.contains("| 6 | image | cannot decode |"), "\(text)")
 
-        let plain = try CommandRun.gallerygen(["build", site.url.path])
+        let plain = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(!plain.standardOutput.contains("::"), "no workflow command outside GitHub Actions")
     }
 
@@ -207,7 +209,7 @@ import Testing
             (1...200).map { #"{"title": "\#($0)", "imageUrl": "http://127.0.0.1:\#(port)/p/\#($0).jpg"}"# }
                 + [#"{"title": "local", "imageUrl": "photos/p1.jpg"}"#])
 
-        let run = try CommandRun.gallerygen(["build", site.url.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
 
         #expect(run.status == 0, "the local photo shows: \(run.standardError)")
         let headings = run.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: ") }
@@ -217,27 +219,27 @@ import Testing
         #expect(counted.reduce(0, +) == 200, "\(headings)")
     }
 
-    @Test func aBuildWhereNoPhotoShowsFails() throws {
+    @Test func aBuildWhereNoPhotoShowsFails() async throws {
         let site = try FixtureSite(count: 0, extraEntries: [#"{"title": "b", "imageUrl": "photos/broken.jpg"}"#])
         try TestImage.truncatedJPEG(to: site.folder.file("photos/broken.jpg"))
         try site.folder.write("title: T\nfeed: feed.json\nmax_failures: 100\n", to: "gallery.yml")
 
-        let allFailed = try CommandRun.gallerygen(["build", site.url.path])
+        let allFailed = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(allFailed.status == 1, "whatever max_failures says")
         #expect(allFailed.standardError.contains("error: all 1 photos failed: the site shows no photo"))
 
         try site.writeFeed([#"{"title": "no image here", "imageUrl": "javascript:void(0)"}"#])
-        let empty = try CommandRun.gallerygen(["build", site.url.path])
+        let empty = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(empty.status == 1)
         #expect(empty.standardError.contains("error: the feed has no usable entry (1 entries skipped)"))
     }
 
-    @Test func libvipsWarningsAreOursAndNameThePhoto() throws {
+    @Test func libvipsWarningsAreOursAndNameThePhoto() async throws {
         let site = try FixtureSite(count: 4, extraEntries: [#"{"title": "crc", "imageUrl": "photos/crc.png"}"#])
         try TestImage.pngWithDamagedTextChunk(to: site.folder.file("photos/crc.png"))
         let report = site.folder.file("report.json")
 
-        let run = try CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
 
         #expect(run.status == 0)
         #expect(!run.standardError.contains("VIPS-WARNING"), "libvips prints nothing of its own")
@@ -247,13 +249,13 @@ import Testing
         #expect(json?["warnings"] as? [String] == ["photos/crc.png: libvips: tEXt: CRC error"])
 
         try FileManager.default.removeItem(at: site.folder.file(".gallerygen-cache"))
-        let quiet = try CommandRun.gallerygen(["build", site.url.path, "--quiet"])
+        let quiet = try await CommandRun.gallerygen(["build", site.url.path, "--quiet"])
         #expect(quiet.status == 0 && quiet.standardError.isEmpty, "--quiet: \(quiet.standardError)")
     }
 
     /// Issue 10, case 3, on a real full disk: a 2 MB tmpfs (the test needs root, as CI has).
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
-    func aFullDiskLeavesThePreviousSiteWhole() throws {
+    func aFullDiskLeavesThePreviousSiteWhole() async throws {
         let site = try FixtureSite(count: 3)
         let output = site.folder.file("small-disk")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
@@ -262,7 +264,7 @@ import Testing
             _ = Self.shell("umount '\(output.path)'")
             withExtendedLifetime(site) {}  // its folder goes only after the unmount
         }
-        let first = try CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
+        let first = try await CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
         try #require(first.status == 0, "\(first.standardError)")
         let before = try site.snapshot(of: "small-disk").mapValues(\.0)
 
@@ -280,7 +282,7 @@ import Testing
         let free = Int(status.f_bavail) * Int(status.f_bsize)
         try #require(Self.shell("fallocate -l \(free - 8192) '\(output.path)/filler'") == 0)
 
-        let full = try CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
+        let full = try await CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
 
         #expect(full.status == 1)
         #expect(
@@ -289,7 +291,7 @@ import Testing
         try FileManager.default.removeItem(at: output.appendingPathComponent("filler"))
         #expect(try site.snapshot(of: "small-disk").mapValues(\.0) == before, "the previous site, whole")
 
-        let again = try CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
+        let again = try await CommandRun.gallerygen(["build", site.url.path, "--output", output.path])
         #expect(again.status == 0, "\(again.standardError)")
         #expect(site.folder.allFiles(under: "small-disk/images").count == 46)
     }

@@ -29,9 +29,9 @@ import Testing
         return site
     }
 
-    static func build(_ site: FixtureSite) throws -> [String: Any] {
+    static func build(_ site: FixtureSite) async throws -> [String: Any] {
         let report = site.folder.file("report.json")
-        let run = try CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
         #expect(run.status == 0, "\(run.standardError)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
         return try #require(json?["counts"] as? [String: Any])
@@ -77,15 +77,15 @@ import Testing
     }
 
     /// A site built with `config`, the page of photos/Coast/a.jpg and its download's address.
-    static func built(_ config: String) throws -> (site: FixtureSite, page: String, href: String) {
+    static func built(_ config: String) async throws -> (site: FixtureSite, page: String, href: String) {
         let site = try Self.site(config)
-        _ = try Self.build(site)
+        _ = try await Self.build(site)
         let page = try WhatPhotosSayTests.page(site, containing: #"download="a.jpg""#)
         return (site, page, try Self.value(of: "href", after: #"<p class="download">"#, in: page))
     }
 
-    @Test func originalsWithoutTheirPlaceAndAZipPerAlbum() throws {
-        let (site, page, href) = try Self.built("downloads: original")
+    @Test func originalsWithoutTheirPlaceAndAZipPerAlbum() async throws {
+        let (site, page, href) = try await Self.built("downloads: original")
         #expect(href.hasPrefix("../originals/") && href.hasSuffix(".jpg"), "\(href)")
         #expect(page.contains(">Download original</a> <span class=\"details\">(JPEG, "))
         let original = site.folder.file("public/" + href.dropFirst(3))
@@ -111,16 +111,16 @@ import Testing
         let zipBytes = try Data(contentsOf: zip)
 
         // Nothing changed: nothing written. The output's zips gone: made again, byte for byte.
-        #expect(try Self.build(site)["files_written"] as? Int == 0)
+        await #expect(try Self.build(site)["files_written"] as? Int == 0)
         try FileManager.default.removeItem(at: site.folder.file("public/downloads"))
-        _ = try Self.build(site)
+        _ = try await Self.build(site)
         #expect(try Data(contentsOf: zip) == zipBytes)
 
         // A photo of Forest changes: Forest's zip is a new file, Coast's stays, the old one goes.
         let forestBefore = try Self.value(
             of: "href", after: #"<p class="download">"#, in: Self.read(site, "album-forest.html"))
         _ = try WhatPhotosSayTests.photo(site, "Forest/d.jpg", shade: 250)
-        let counts = try Self.build(site)
+        let counts = try await Self.build(site)
         #expect(counts["processed"] as? Int == 1)
         let forestAfter = try Self.value(
             of: "href", after: #"<p class="download">"#, in: Self.read(site, "album-forest.html"))
@@ -136,15 +136,15 @@ import Testing
     }
 
     /// `location: exact` publishes the original as it is, place and all.
-    @Test func withExactLocationTheOriginalIsAsItWas() throws {
-        let (site, _, href) = try Self.built("downloads: original\nlocation: exact")
+    @Test func withExactLocationTheOriginalIsAsItWas() async throws {
+        let (site, _, href) = try await Self.built("downloads: original\nlocation: exact")
         let published = try Data(contentsOf: site.folder.file("public/" + href.dropFirst(3)))
         #expect(published == (try Data(contentsOf: site.folder.file("photos/Coast/a.jpg"))))
     }
 
     /// `downloads: largest`: the largest JPEG rendition, no original anywhere, and zips of those.
-    @Test func theLargestRenditionAndItsZip() throws {
-        let (site, page, href) = try Self.built("downloads: largest")
+    @Test func theLargestRenditionAndItsZip() async throws {
+        let (site, page, href) = try await Self.built("downloads: largest")
         #expect(href.hasPrefix("../images/") && href.hasSuffix("-128.jpg"), "\(href)")
         #expect(page.contains(">Download</a> <span class=\"details\">(JPEG, "))
         #expect(site.folder.allFiles(under: "public/originals").isEmpty)
@@ -160,9 +160,9 @@ import Testing
     }
 
     /// Off (the default): no button, no zip, no folder for them.
-    @Test func offByDefault() throws {
+    @Test func offByDefault() async throws {
         let site = try Self.site("")
-        _ = try Self.build(site)
+        _ = try await Self.build(site)
         #expect(site.folder.allFiles(under: "public/originals").isEmpty)
         #expect(site.folder.allFiles(under: "public/downloads").isEmpty)
         #expect(!(try Self.read(site, "album-coast.html")).contains("class=\"download\""))

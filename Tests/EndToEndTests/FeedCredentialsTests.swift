@@ -93,7 +93,7 @@ import Testing
             """, to: "gallery.yml")
         let report = site.folder.file("report.json")
 
-        let run = try await CommandRun.gallerygenConcurrently(
+        let run = try await CommandRun.gallerygen(
             ["build", site.url.path, "--report", report.path, "--verbose"],
             environment: ["PHOTOS_SECRET": Self.secret])
 
@@ -128,7 +128,7 @@ import Testing
               auth: {bearer: PHOTOS_SECRET_NOT_SET}
             """, to: "gallery.yml")
 
-        let run = try await CommandRun.gallerygenConcurrently(["build", site.url.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
 
         #expect(run.status == 2, "\(run.standardError)")
         #expect(

@@ -6,7 +6,7 @@ import Testing
 
 /// `gallerygen init`: a new site's files, written once, that build as they are.
 @Suite struct InitCommandTests {
-    @Test func startsASiteInARepositoryWithAGitHubWorkflowThatBuilds() throws {
+    @Test func startsASiteInARepositoryWithAGitHubWorkflowThatBuilds() async throws {
         let repository = try TemporaryDirectory("repo")
         try FileManager.default.createDirectory(at: repository.file(".git"), withIntermediateDirectories: true)
         // A list feed of three photos, already in what will be the site folder.
@@ -16,7 +16,7 @@ import Testing
         try FileManager.default.removeItem(at: site.appendingPathComponent("gallery.yml"))
         try FileManager.default.removeItem(at: site.appendingPathComponent("index.md"))
 
-        let run = try CommandRun.gallerygen(
+        let run = try await CommandRun.gallerygen(
             ["init", "gallery", "--feed", "gallery/feed.json", "--ci", "github"], in: repository.url)
 
         #expect(run.status == 0, "\(run.standardError)")
@@ -33,13 +33,13 @@ import Testing
         let gitignore = try String(contentsOf: site.appendingPathComponent(".gitignore"), encoding: .utf8)
         #expect(gitignore.contains("/public/") && gitignore.contains("/.gallerygen-cache/"))
 
-        let build = try CommandRun.gallerygen(["build", "gallery"], in: repository.url)
+        let build = try await CommandRun.gallerygen(["build", "gallery"], in: repository.url)
         #expect(build.status == 0, "\(build.standardError)")
         #expect(FileManager.default.fileExists(atPath: site.appendingPathComponent("public/index.html").path))
 
         // Run again, with GitLab: nothing existing is touched, and the workflow is added.
         let before = try Data(contentsOf: site.appendingPathComponent("gallery.yml"))
-        let again = try CommandRun.gallerygen(
+        let again = try await CommandRun.gallerygen(
             ["init", "gallery", "--ci", "gitlab", "--feed", "elsewhere.json"], in: repository.url)
         #expect(again.standardError.contains("gallery.yml exists and was kept: --feed elsewhere.json was not used"))
         #expect(again.status == 0)
@@ -52,19 +52,20 @@ import Testing
         let upstream = try await Upstream(count: 4)
         let folder = try TemporaryDirectory("init")
 
-        let run = try CommandRun.gallerygen(["init", "site", "--feed", upstream.feedURL], in: folder.url)
+        let run = try await CommandRun.gallerygen(["init", "site", "--feed", upstream.feedURL], in: folder.url)
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("Feed: list, 4 photos"))
         #expect(upstream.server.count("/feed.json") == 1)
-        #expect(try CommandRun.gallerygen(["build", "site"], in: folder.url).status == 0)
+        #expect(try await CommandRun.gallerygen(["build", "site"], in: folder.url).status == 0)
         try await upstream.server.shutdown()
     }
 
-    @Test func anS3BucketIsNamedAndLeftToTheBuildToList() throws {
+    @Test func anS3BucketIsNamedAndLeftToTheBuildToList() async throws {
         let folder = try TemporaryDirectory("init")
 
-        let run = try CommandRun.gallerygen(["init", "site", "--feed", "s3://my-photos/trips/2024"], in: folder.url)
+        let run = try await CommandRun.gallerygen(
+            ["init", "site", "--feed", "s3://my-photos/trips/2024"], in: folder.url)
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
@@ -73,13 +74,13 @@ import Testing
         #expect(config.contains("url: \"s3://my-photos/trips/2024\""), "\(config)")
     }
 
-    @Test func aFlickrAddressIsNamedWithItsKeyReadFromTheEnvironment() throws {
+    @Test func aFlickrAddressIsNamedWithItsKeyReadFromTheEnvironment() async throws {
         let folder = try TemporaryDirectory("init")
         let address =
             "https://api.flickr.com/services/rest/?method=flickr.photosets.getPhotos&photoset_id=72157624715342071"
 
         // No key in the address nor in FLICKR_API_KEY: named by its address, not read.
-        let run = try CommandRun.gallerygen(
+        let run = try await CommandRun.gallerygen(
             ["init", "site", "--feed", address], in: folder.url, environment: ["FLICKR_API_KEY": ""])
 
         #expect(run.status == 0, "\(run.standardError)")
@@ -89,9 +90,9 @@ import Testing
         #expect(config.contains("\n  auth: {query: api_key, env: FLICKR_API_KEY}"), "\(config)")
     }
 
-    @Test func withoutAFeedItMakesAPhotosFolder() throws {
+    @Test func withoutAFeedItMakesAPhotosFolder() async throws {
         let folder = try TemporaryDirectory("init")
-        let run = try CommandRun.gallerygen(["init"], in: folder.url)
+        let run = try await CommandRun.gallerygen(["init"], in: folder.url)
         #expect(run.status == 0)
         #expect(run.standardOutput.contains("Next: put photos in photos/, then gallerygen build"))
         var isDirectory: ObjCBool = false
@@ -99,12 +100,12 @@ import Testing
         #expect(isDirectory.boolValue)
     }
 
-    @Test func aFeedThatCannotBeReadWritesNothing() throws {
+    @Test func aFeedThatCannotBeReadWritesNothing() async throws {
         let folder = try TemporaryDirectory("init")
         try folder.write("{not json", to: "feed.json")
 
-        let broken = try CommandRun.gallerygen(["init", "site", "--feed", "feed.json"], in: folder.url)
-        let missing = try CommandRun.gallerygen(["init", "site", "--feed", "nowhere.json"], in: folder.url)
+        let broken = try await CommandRun.gallerygen(["init", "site", "--feed", "feed.json"], in: folder.url)
+        let missing = try await CommandRun.gallerygen(["init", "site", "--feed", "nowhere.json"], in: folder.url)
 
         #expect(broken.status == 1 && broken.standardError.contains("feed.json"))
         #expect(missing.status == 2 && missing.standardError.contains("--feed nowhere.json: no such file"))
@@ -120,7 +121,7 @@ import Testing
         }
     }
 
-    @Test func anyFolderNameStaysOneYAMLString() throws {
+    @Test func anyFolderNameStaysOneYAMLString() async throws {
         let repository = try TemporaryDirectory("repo")
         try FileManager.default.createDirectory(at: repository.file(".git"), withIntermediateDirectories: true)
         let name = #"it's "mine": #1 \ $HOME"#
@@ -128,15 +129,15 @@ import Testing
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
         try TestImage(width: 40, height: 30, fill: .white).saveJPEG(to: photos.appendingPathComponent("a.jpg"))
 
-        let run = try CommandRun.gallerygen(["init", name, "--ci", "github"], in: repository.url)
-        let gitlab = try CommandRun.gallerygen(["init", name, "--ci", "gitlab"], in: repository.url)
+        let run = try await CommandRun.gallerygen(["init", name, "--ci", "github"], in: repository.url)
+        let gitlab = try await CommandRun.gallerygen(["init", name, "--ci", "gitlab"], in: repository.url)
 
         #expect(run.status == 0 && gitlab.status == 0, "\(run.standardError)")
         let workflow = try String(contentsOf: repository.file(".github/workflows/gallery.yml"), encoding: .utf8)
         #expect(workflow.contains(#"site: "it's \"mine\": #1 \\ $HOME""#), "\(workflow)")
         let pipeline = try String(contentsOf: repository.file(".gitlab-ci.yml"), encoding: .utf8)
         #expect(pipeline.contains(#"SITE: "it's \"mine\": #1 \\ $$HOME""#), "\(pipeline)")
-        let build = try CommandRun.gallerygen(["build", name], in: repository.url)
+        let build = try await CommandRun.gallerygen(["build", name], in: repository.url)
         #expect(build.status == 0, "gallery.yml's title is the folder's name, quoted: \(build.standardError)")
     }
 }

@@ -8,7 +8,7 @@ import Testing
         let upstream = try await Upstream(count: 6)
         let site = try FixtureSite(count: 0)
         try site.folder.write("title: Remote\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48]\n", to: "gallery.yml")
-        #expect(try CommandRun.gallerygen(["build", site.url.path]).status == 0)
+        #expect(try await CommandRun.gallerygen(["build", site.url.path]).status == 0)
         let before = try site.snapshot()
 
         // Twelve more photos, each answered only after 30 s: the build can only end by cancelling.
@@ -48,7 +48,9 @@ import Testing
 
         upstream.setDelay(nil, from: 0)
         upstream.server.resetCounts()
-        let next = try CommandRun.gallerygen(["build", site.url.path, "--report", site.folder.file("r.json").path])
+        let next = try await CommandRun.gallerygen([
+            "build", site.url.path, "--report", site.folder.file("r.json").path,
+        ])
         #expect(next.status == 0, "\(next.standardError)")
         let fetched = upstream.photoRequests.filter { !$0.isConditional }.map(\.path).sorted()
         #expect(fetched == (7...18).map { "/photos/\($0).jpg" }.sorted(), "only what was missing is transferred")

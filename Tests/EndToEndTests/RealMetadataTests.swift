@@ -11,7 +11,7 @@ import Testing
         .appendingPathComponent("Fixtures/real-metadata")
 
     /// The real photos as they are; each sidecar beside a small photo of its own name.
-    static func site(_ config: String) throws -> FixtureSite {
+    static func site(_ config: String) async throws -> FixtureSite {
         let site = try FixtureSite(count: 0)
         try site.folder.write("title: Real\nfeed: photos\nimages:\n  widths: [64]\n\(config)\n", to: "gallery.yml")
         try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
@@ -24,7 +24,7 @@ import Testing
             try FileManager.default.copyItem(
                 at: fixtures.appendingPathComponent("\(name).xmp"), to: site.folder.file("photos/\(name).xmp"))
         }
-        let run = try CommandRun.gallerygen(["build", site.url.path])
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(run.status == 0, "\(run.standardError)")
         // None, but the one that says the HEIC originals offer a rendition instead.
         let warnings = run.standardError.split(separator: "\n").filter { $0.contains("warning") }
@@ -37,8 +37,8 @@ import Testing
         try WhatPhotosSayTests.page(site, containing: "<h1>\(title)</h1>")
     }
 
-    @Test func eachFieldAsTheToolsWroteIt() throws {
-        let site = try Self.site("location: exact")
+    @Test func eachFieldAsTheToolsWroteIt() async throws {
+        let site = try await Self.site("location: exact")
         let iptc = try Self.page(site, "The Title (ref2021.1)")
         for shown in [
             "<h1>The Title (ref2021.1)</h1>", "<p>The description aka caption (ref2021.1)</p>",
@@ -81,8 +81,8 @@ import Testing
     }
 
     /// The default, `location: off`: none of these places in any file of the site.
-    @Test func noPlaceOfTheseInAnyFile() throws {
-        let site = try Self.site("downloads: original")
+    @Test func noPlaceOfTheseInAnyFile() async throws {
+        let site = try await Self.site("downloads: original")
         let files = site.folder.allFiles(under: "public")
         #expect(files.contains { $0.hasPrefix("originals/") })
         for path in files {

@@ -34,7 +34,7 @@ import Testing
         -> Run
     {
         let report = site.folder.file("report-\(UUID().uuidString.prefix(6)).json")
-        let command = try await CommandRun.gallerygenConcurrently(
+        let command = try await CommandRun.gallerygen(
             ["build", site.url.path, "--report", report.path] + arguments, environment: environment)
         return Run(command: command, reportData: try Data(contentsOf: report))
     }
@@ -310,13 +310,13 @@ import Testing
     @Test func aShardWithoutARemoteCacheIsRefused() async throws {
         let upstream = try await Upstream(count: 2)
         let site = try site(upstream, remote: nil)
-        let run = try CommandRun.gallerygen(["build", site.url.path, "--shard", "1/2"])
+        let run = try await CommandRun.gallerygen(["build", site.url.path, "--shard", "1/2"])
         #expect(run.status == 1)
         #expect(run.standardError.contains("remote cache"), "\(run.standardError)")
-        let bad = try CommandRun.gallerygen(["build", site.url.path, "--shard", "3/2"])
+        let bad = try await CommandRun.gallerygen(["build", site.url.path, "--shard", "3/2"])
         #expect(bad.status == 2)
         #expect(bad.standardError.contains("from 1 to 2"), "\(bad.standardError)")
-        let gitlab = try CommandRun.gallerygen(
+        let gitlab = try await CommandRun.gallerygen(
             ["build", site.url.path, "--shard", "auto", "--remote-cache", "ftp://x/"],
             environment: ["CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"])
         #expect(gitlab.status == 2 && gitlab.standardError.contains("--remote-cache"), "\(gitlab.standardError)")

@@ -17,7 +17,7 @@ import Testing
 
     func run(_ site: FixtureSite, _ environment: [String: String]) async throws -> (CommandRun, [String: Int]) {
         let report = site.folder.file("report-\(UUID().uuidString.prefix(6)).json")
-        let run = try await CommandRun.gallerygenConcurrently(
+        let run = try await CommandRun.gallerygen(
             ["build", site.url.path, "--report", report.path], environment: environment)
         let json = (try? JSONSerialization.jsonObject(with: Data(contentsOf: report))) as? [String: Any]
         return (run, json?["counts"] as? [String: Int] ?? [:])
@@ -79,7 +79,7 @@ import Testing
 
         // --refresh asks for each object with its ETag all the same: six 304s (the counts are
         // the photos'; the listing pages are among the requests).
-        let refresh = try await CommandRun.gallerygenConcurrently(
+        let refresh = try await CommandRun.gallerygen(
             ["build", site.url.path, "--refresh"], environment: s3.environment())
         #expect(refresh.status == 0, "\(refresh.standardError)")
         #expect(refresh.standardOutput.contains("9 requests (0 × 200, 6 × 304)"), "\(refresh.standardOutput)")

@@ -23,9 +23,9 @@ import Testing
     }
 
     /// The site a clean build writes from the upstream as it is now.
-    func cleanOutput(_ upstream: Upstream, title: String = "Crash") throws -> [String: Data] {
+    func cleanOutput(_ upstream: Upstream, title: String = "Crash") async throws -> [String: Data] {
         let clean = try site(upstream, title: title)
-        let run = try CommandRun.gallerygen(["build", clean.url.path, "--quiet"])
+        let run = try await CommandRun.gallerygen(["build", clean.url.path, "--quiet"])
         #expect(run.status == 0, "\(run.standardError)")
         return try clean.snapshot().mapValues(\.0)
     }
@@ -38,7 +38,9 @@ import Testing
         // How long a whole build takes here: the kills land at random within it.
         let clock = ContinuousClock()
         var first: CommandRun?
-        var lasted = try clock.measure { first = try CommandRun.gallerygen(["build", site.url.path, "--quiet"]) }
+        var lasted = try await clock.measure {
+            first = try await CommandRun.gallerygen(["build", site.url.path, "--quiet"])
+        }
         #expect(first?.status == 0)
         // 20 trials, and up to 20 more while fewer than 5 kills have landed inside a build (under
         // load a build's length varies, and a kill may come after the build it aimed at).
@@ -63,8 +65,8 @@ import Testing
 
             let report = site.folder.file("report-\(trial).json")
             var next: CommandRun?
-            lasted = try clock.measure {
-                next = try CommandRun.gallerygen(["build", site.url.path, "--quiet", "--report", report.path])
+            lasted = try await clock.measure {
+                next = try await CommandRun.gallerygen(["build", site.url.path, "--quiet", "--report", report.path])
             }
             let run = try #require(next)
             #expect(run.status == 0, "trial \(trial): \(run.standardError)")
@@ -73,7 +75,7 @@ import Testing
             #expect(!warnings.contains { $0.contains("cache store") }, "trial \(trial): \(warnings)")
             #expect((json?["counts"] as? [String: Int])?["failed"] == 0, "trial \(trial)")
             let have = try site.snapshot().mapValues(\.0)
-            let want = try cleanOutput(upstream)
+            let want = try await cleanOutput(upstream)
             let differing = Set(have.keys).union(want.keys).filter { have[$0] != want[$0] }.sorted()
             #expect(have == want, "trial \(trial): \(differing.prefix(5))")
         }
@@ -87,11 +89,14 @@ import Testing
         let upstream = try await Upstream(count: 8)
         upstream.setCacheControl("max-age=3600")
         let titles = ["Before", "After"]
-        let clean = try Dictionary(uniqueKeysWithValues: titles.map { ($0, try cleanOutput(upstream, title: $0)) })
+        var clean: [String: [String: Data]] = [:]
+        for title in titles { clean[title] = try await cleanOutput(upstream, title: title) }
         let site = try site(upstream, title: titles[0])
         var random = SystemRandomNumberGenerator()
         let clock = ContinuousClock()
-        var lasted = try clock.measure { _ = try CommandRun.gallerygen(["build", site.url.path, "--quiet"]) }
+        var lasted = try await clock.measure {
+            _ = try await CommandRun.gallerygen(["build", site.url.path, "--quiet"])
+        }
         var upToDate = 0
         for trial in 1...20 {
             try configure(site, upstream, title: titles[trial % 2])
@@ -111,8 +116,8 @@ import Testing
             try configure(site, upstream, title: title)
             let report = site.folder.file("report-\(trial).json")
             var next: CommandRun?
-            lasted = try clock.measure {
-                next = try CommandRun.gallerygen(["build", site.url.path, "--quiet", "--report", report.path])
+            lasted = try await clock.measure {
+                next = try await CommandRun.gallerygen(["build", site.url.path, "--quiet", "--report", report.path])
             }
             #expect(next?.status == 0, "trial \(trial): \(next?.standardError ?? "")")
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]

@@ -59,7 +59,7 @@ import Testing
             FileManager.default.fileExists(atPath: site.appendingPathComponent(".gallerygen-cache/v1/index.json").path))
 
         let report = folder.file("report.json")
-        let run = try CommandRun.gallerygen(["build", site.path, "--quiet", "--report", report.path])
+        let run = try await CommandRun.gallerygen(["build", site.path, "--quiet", "--report", report.path])
         #expect(run.status == 0, "\(run.standardError)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
         let counts = json?["counts"] as? [String: Int] ?? [:]
@@ -77,14 +77,14 @@ import Testing
             atPath: site.appendingPathComponent(".gallerygen-cache/v1/renditions").path)
         #expect(!renditions.contains { $0.hasSuffix(".json") }, "\(renditions)")
         #expect(renditions.count == 4 * 2, "4 photos, 2 widths, 1 format: \(renditions)")
-        let info = try CommandRun.gallerygen(["cache", "info", site.path])
+        let info = try await CommandRun.gallerygen(["cache", "info", site.path])
         #expect(info.standardOutput.contains("thumbnail sets: 4"), "\(info.standardOutput)")
 
         // The site is the one this version writes from scratch.
         let clean = try FixtureSite(count: 0)
         try clean.folder.write(
             "title: Upgrade\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
-        #expect(try CommandRun.gallerygen(["build", clean.url.path, "--quiet"]).status == 0)
+        #expect(try await CommandRun.gallerygen(["build", clean.url.path, "--quiet"]).status == 0)
         let upgraded = folder.allFiles(under: "site/public").map { path in
             (path, (try? Data(contentsOf: site.appendingPathComponent("public/\(path)"))) ?? Data())
         }
@@ -93,7 +93,7 @@ import Testing
 
         // And the build after it finds everything in the store.
         upstream.server.resetCounts()
-        let again = try CommandRun.gallerygen(["build", site.path, "--quiet", "--report", report.path])
+        let again = try await CommandRun.gallerygen(["build", site.path, "--quiet", "--report", report.path])
         #expect(again.status == 0)
         let againCounts =
             (try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["counts"]

@@ -23,9 +23,9 @@ import Testing
         return site
     }
 
-    static func build(_ site: FixtureSite, environment: [String: String] = [:]) throws -> [String: Any] {
+    static func build(_ site: FixtureSite, environment: [String: String] = [:]) async throws -> [String: Any] {
         let report = site.folder.file("report.json")
-        let run = try CommandRun.gallerygen(
+        let run = try await CommandRun.gallerygen(
             ["build", site.url.path, "--report", report.path], environment: environment)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any] ?? [:]
         #expect(run.status == (json["exit_code"] as? Int32 ?? 0), "\(run.standardError)")
@@ -36,10 +36,10 @@ import Testing
         site.folder.allFiles(under: "public/images").filter { $0.hasSuffix(".mp4") || $0.hasSuffix(".webm") }.sorted()
     }
 
-    @Test func clipsBecomeUprightWebVideosShownWithTheirPostersAndLength() throws {
+    @Test func clipsBecomeUprightWebVideosShownWithTheirPostersAndLength() async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
         let site = try Self.site()
-        let report = try Self.build(site)
+        let report = try await Self.build(site)
         let counts = try #require(report["counts"] as? [String: Any])
         #expect(counts["photos"] as? Int == 4, "a photo, two clips, a Live Photo's still")
         #expect(counts["videos"] as? Int == 2)
@@ -91,7 +91,7 @@ import Testing
 
         // Nothing changed: nothing transcoded, the videos untouched.
         let before = try site.snapshot()
-        let again = try #require(try Self.build(site)["counts"] as? [String: Any])
+        let again = try await #require(try Self.build(site)["counts"] as? [String: Any])
         #expect(again["processed"] as? Int == 0)
         #expect(again["footage_seconds"] as? Double == 0)
         let after = try site.snapshot()
@@ -101,7 +101,7 @@ import Testing
         try site.folder.write(
             "title: Clips\nfeed: photos\nimages:\n  widths: [64, 128]\nvideo:\n  heights: [120, 180]\n",
             to: "gallery.yml")
-        let changed = try #require(try Self.build(site)["counts"] as? [String: Any])
+        let changed = try await #require(try Self.build(site)["counts"] as? [String: Any])
         #expect(changed["processed"] as? Int == 3, "the clips and the motion")
         #expect(
             Self.videos(site).map { $0.split(separator: "-").last.map(String.init) ?? "" }.sorted()
@@ -124,7 +124,7 @@ import Testing
         #expect(run.standardOutput.contains(" · clips 3/3 s"), "\(run.standardOutput)")
     }
 
-    @Test func aBrokenClipIsAFailedTileAndALongOneNamesTheLimit() throws {
+    @Test func aBrokenClipIsAFailedTileAndALongOneNamesTheLimit() async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
         let site = try FixtureSite(count: 0)
         try site.folder.write(
@@ -132,7 +132,7 @@ import Testing
         try TestClip.make(.truncated, named: "a-broken.mp4", in: site.folder.file("photos"))
         try TestClip.make(.plainMP4, named: "b-long.mp4", in: site.folder.file("photos"))
         try TestClip.make(.silentMP4, named: "c-short.mp4", in: site.folder.file("photos"))
-        let report = try Self.build(site)
+        let report = try await Self.build(site)
         let failures = report["failures"] as? [[String: Any]] ?? []
         #expect(failures.count == 2)
         let messages = failures.compactMap { $0["message"] as? String }
@@ -143,7 +143,7 @@ import Testing
         #expect(site.folder.allFiles(under: ".gallerygen-cache").allSatisfy { !AtomicFile.isTemporaryName($0) })
     }
 
-    @Test func aPlaylistOrAScriptDressedAsAClipIsNeverFollowed() throws {
+    @Test func aPlaylistOrAScriptDressedAsAClipIsNeverFollowed() async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
         let site = try FixtureSite(count: 0)
         try site.folder.write("title: Hostile\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
@@ -154,7 +154,7 @@ import Testing
         boxed += Data("ffconcat version 1.0\nfile /etc/passwd\n".utf8)
         _ = try site.folder.write(boxed, to: "photos/b.mov")
         try TestClip.make(.silentMP4, named: "c.mp4", in: site.folder.file("photos"))
-        let report = try Self.build(site)
+        let report = try await Self.build(site)
         let failures = report["failures"] as? [[String: Any]] ?? []
         #expect(failures.count == 2, "\(failures)")
         #expect(failures.contains { ($0["message"] as? String)?.hasPrefix("photos/a.mp4: ") == true })
@@ -165,9 +165,9 @@ import Testing
         }
     }
 
-    @Test func withoutFFmpegClipsAreLeftOutWithAWarning() throws {
+    @Test func withoutFFmpegClipsAreLeftOutWithAWarning() async throws {
         let site = try Self.site()
-        let report = try Self.build(site, environment: ["PATH": "/nonexistent"])
+        let report = try await Self.build(site, environment: ["PATH": "/nonexistent"])
         #expect(report["exit_code"] as? Int == 0)
         let counts = try #require(report["counts"] as? [String: Any])
         #expect(counts["photos"] as? Int == 2)
@@ -194,7 +194,7 @@ import Testing
         let site = try FixtureSite(count: 0)
         try site.folder.write("title: Long\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
         _ = try WhatPhotosSayTests.photo(site, "a.jpg", shade: 40)
-        #expect(try CommandRun.gallerygen(["build", site.url.path]).status == 0)
+        #expect(try await CommandRun.gallerygen(["build", site.url.path]).status == 0)
         let before = try site.snapshot()
         let clip = try TestClip.make(.long, named: "long-clip.mp4", in: site.folder.file("photos"))
 

@@ -26,7 +26,7 @@ import Testing
 
     func build(_ site: FixtureSite, _ arguments: [String] = []) async throws -> [String: Any] {
         let report = site.folder.file("report-\(UUID().uuidString.prefix(6)).json")
-        let run = try await CommandRun.gallerygenConcurrently(
+        let run = try await CommandRun.gallerygen(
             ["build", site.url.path, "--report", report.path] + arguments)
         #expect(run.status == 0, "\(run.standardError)")
         return (try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]) ?? [:]

@@ -23,16 +23,23 @@ public struct CommandRun: Sendable {
 
     /// Runs with this process's environment, less what would make gallerygen talk to a CI, a
     /// cloud or a shard of the developer's own (`GITHUB_*`, `AWS_*`, `GALLERYGEN_*`,
-    /// `CI_NODE_*`, `JOB_COMPLETION_INDEX`), plus `environment`.
+    /// `CI_NODE_*`, `JOB_COMPLETION_INDEX`), plus `environment`. The wait is on a thread of its
+    /// own, not on the test's cooperative threads: two tests waiting on builds there held both of
+    /// a 2-core machine's, and starved every other test's tasks (a CI run's transfer watched for
+    /// stalls saw its body stop for more than 0.6 s).
     public static func gallerygen(
         _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
-    ) throws -> CommandRun {
+    ) async throws -> CommandRun {
         let foreign = ["GITHUB_", "AWS_", "GALLERYGEN_", "CI_NODE_", "JOB_COMPLETION_INDEX"]
-        return try run(
-            binary, arguments, in: directory,
-            environment: ProcessInfo.processInfo.environment.filter { variable in
-                !foreign.contains { variable.key.hasPrefix($0) }
-            }.merging(environment) { $1 })
+        let environment = ProcessInfo.processInfo.environment.filter { variable in
+            !foreign.contains { variable.key.hasPrefix($0) }
+        }.merging(environment) { $1 }
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result { try run(binary, arguments, in: directory, environment: environment) })
+            }.start()
+        }
     }
 
     /// Runs `executable` to its end with exactly `environment` (this process's when nil).
@@ -87,21 +94,6 @@ public final class Locked<Value: Sendable>: Sendable {
         stored.withLock { stored in
             change(&stored)
             return stored
-        }
-    }
-}
-
-extension CommandRun {
-    /// ``gallerygen(_:in:environment:)`` on a thread of its own: several runs at once, as several
-    /// machines would run them, without holding the test's cooperative threads.
-    public static func gallerygenConcurrently(
-        _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
-    ) async throws -> CommandRun {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result { try gallerygen(arguments, in: directory, environment: environment) })
-            }.start()
         }
     }
 }
