@@ -13,6 +13,9 @@ own input. At 390x844, 1280x800 and 2560x1440, with the default page size (60 ph
 with all 200 on one page.
 
     visitor.py GALLERYGEN_BINARY SAMPLE_PHOTOS WORK_FOLDER [RUNS]
+
+VISITOR_WINDOWS (say `2560x1440`, or `390x844,1280x800`) measures those windows alone, and
+VISITOR_PAGE_SIZES (`60` or `200`) those page sizes alone.
 """
 import json
 import os
@@ -152,7 +155,10 @@ def main():
     runs = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     # Both sites share the photos' folder: the second only changes the page size.
     sites = []
-    for page_size in [60, 200]:
+    page_sizes = [int(size) for size in os.environ.get("VISITOR_PAGE_SIZES", "60,200").split(",")]
+    windows = [tuple(int(side) for side in window.split("x"))
+               for window in os.environ.get("VISITOR_WINDOWS", "390x844,1280x800,2560x1440").split(",")]
+    for page_size in page_sizes:
         site = os.path.join(work, f"visitor-site-{page_size}")
         if not os.path.exists(os.path.join(site, "gallery.yml")):
             make_site(site, photos, page_size=page_size)
@@ -171,7 +177,7 @@ def main():
             subprocess.run(["nginx", "-c", os.path.join(run, "nginx.conf"), "-p", run], check=True)
             url = f"http://127.0.0.1:{PORT}/index.html"
             try:
-                for width, height in [(390, 844), (1280, 800), (2560, 1440)]:
+                for width, height in windows:
                     samples = [measure(driver, url, width, height) for _ in range(runs)]
                     median = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
                     print(f"{page_size:9d}  {width}x{height:<5} {median['lcp'] / 1000:7.2f}  "
