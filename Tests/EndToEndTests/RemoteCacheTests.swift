@@ -1,5 +1,6 @@
 import Foundation
 import Loading
+import Synchronization
 import TestSupport
 import Testing
 
@@ -191,12 +192,16 @@ import Testing
         let upstream = try await Upstream(count: 8)
         let expected = try await singleMachineOutput(upstream)
         let nginx = try NginxStore()
-        // The later photos take a while, so the store dies while the build is under way.
-        upstream.setDelay(.milliseconds(800), from: 4)
+        // The later photos arrive only once the store is dead, so the build has work for it
+        // after it died however slow the machine (a fixed delay was outrun on a loaded one:
+        // every upload done before the store stopped, and no warning).
+        let stopped = Mutex(false)
+        upstream.hold(from: 4) { stopped.withLock { $0 } }
         let site = try site(upstream, remote: nginx.url)
         async let running = build(site, ["--per-host", "2"])
         try await waitUntil(seconds: 60) { nginx.log.contains { $0.method == "PUT" } }
         nginx.stop()
+        stopped.withLock { $0 = true }
         let run = try await running
         #expect(run.command.status == 0, "\(run.command.standardError)")
         #expect(run.counts["failed"] == 0 && run.counts["processed"] == 8)

@@ -18,8 +18,10 @@ public final class Upstream: Sendable {
         var versions: [Int: Int] = [:]
         var down = false
         var delay: Duration?
-        /// Photos numbered from this on are delayed.
+        /// Photos numbered from this on are delayed, or held.
         var delayFrom = 0
+        /// Answers to the delayed photos wait until this says so (or the delay, a minute without one).
+        var hold: (@Sendable () -> Bool)?
         var cacheControl: String?
         var extraEntries: [String] = []
     }
@@ -43,6 +45,15 @@ public final class Upstream: Sendable {
     public func setDelay(_ delay: Duration?, from: Int) {
         box.state.withLock {
             $0.delay = delay
+            $0.delayFrom = from
+        }
+    }
+
+    /// Holds the answers for photos numbered `from` and up until `release` says so (asked every
+    /// 20 ms; a minute at most): what the build does meanwhile is done before they arrive.
+    public func hold(from: Int, until release: @escaping @Sendable () -> Bool) {
+        box.state.withLock {
+            $0.hold = release
             $0.delayFrom = from
         }
     }
@@ -74,12 +85,14 @@ public final class Upstream: Sendable {
         guard request.path.hasPrefix("/photos/"), let number = Int(name), number >= 1 else { return .text(404) }
         let version = state.versions[number] ?? 0
         let delay = number >= state.delayFrom ? state.delay : nil
+        let held = number >= state.delayFrom ? state.hold : nil
         let tag = "\"p\(number)-v\(version)\""
-        if request.headers["if-none-match"] == tag {
-            return .init(status: 304, headers: [("ETag", tag)] + extra, delay: delay)
-        }
-        var response = TestHTTPServer.Response.photo(number + 1000 * version, etag: tag, extraHeaders: extra)
+        var response =
+            request.headers["if-none-match"] == tag
+            ? TestHTTPServer.Response(status: 304, headers: [("ETag", tag)] + extra)
+            : TestHTTPServer.Response.photo(number + 1000 * version, etag: tag, extraHeaders: extra)
         response.delay = delay
+        response.until = held
         return response
     }
 }
