@@ -248,7 +248,10 @@ private final class ConnectionHandler: ChannelInboundHandler {
             return
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        if !keepAlive { context.close(promise: nil) }
+        // A response that says `Connection: close` ends its connection, as nginx's last on one does.
+        if !keepAlive || headers[canonicalForm: "Connection"].contains(where: { $0.lowercased() == "close" }) {
+            context.close(promise: nil)
+        }
     }
 
     /// Sends `rest` a piece at a time; ends the response when it is all sent, or records an

@@ -36,17 +36,7 @@ extension HTTPLoader {
         let sent = configuration.credentials?.request(for: url) ?? (url: url.absoluteString, headers: [])
         var request = HTTPClientRequest(url: sent.url)
         request.method = .GET
-        request.headers.add(name: "User-Agent", value: configuration.userAgent)
-        for (name, value) in sent.headers { request.headers.add(name: name, value: value) }
-        request.headers.add(
-            name: "Accept", value: expectsImage ? "image/avif,image/webp,image/*;q=0.9,*/*;q=0.5" : "*/*")
-        if let record {
-            // Validators exactly as stored: the ETag byte for byte (W/ included), Last-Modified verbatim.
-            if let etag = record.etag { request.headers.add(name: "If-None-Match", value: etag) }
-            if let lastModified = record.lastModified {
-                request.headers.add(name: "If-Modified-Since", value: lastModified)
-            }
-        }
+        request.headers = requestHeaders(credentials: sent.headers, record: record, expectsImage: expectsImage)
         // Until the head, the client's deadline is the limits' (most answers, a 304 or a redirect,
         // end there); a body is watched while it streams. A watch for every request cost a task
         // and a timer each: about a quarter of a 100,000-entry revalidation's load (BENCHMARKS.md).
@@ -57,6 +47,18 @@ extension HTTPLoader {
             throw limits.noAnswer(since: meter, url: url.absoluteString)
         }
         meter.headReceived()
+        return try await answer(
+            response, url: url, source: source, record: record, expectsImage: expectsImage, redirects: redirects,
+            meter: meter)
+    }
+
+    /// What an answer to a GET means, from its head: a redirect, a 304 (to a conditional request),
+    /// a 200 whose body is streamed into the cache, or an error. `meter` started with the request.
+    func answer(
+        _ response: HTTPClientResponse, url: URL, source: CanonicalURL, record: CacheRecord?, expectsImage: Bool,
+        redirects: [String], meter: TransferMeter
+    ) async throws -> AttemptOutcome {
+        let limits = configuration.limits
         let status = Int(response.status.code)
         let head = ResponseHead(
             status: status, headers: response.headers, finalURL: url.absoluteString, redirects: redirects)
@@ -98,6 +100,20 @@ extension HTTPLoader {
             error.retryAfter = response.headers.first(name: "Retry-After")
             throw error
         }
+    }
+
+    /// A GET's headers (but Host): the user agent, the feed's secret where it applies, what is
+    /// accepted, and the record's validators exactly as stored (the ETag byte for byte, W/
+    /// included; Last-Modified verbatim).
+    func requestHeaders(credentials: [(String, String)], record: CacheRecord?, expectsImage: Bool) -> HTTPHeaders {
+        var headers = HTTPHeaders([("User-Agent", configuration.userAgent)])
+        headers.add(contentsOf: credentials)
+        headers.add(name: "Accept", value: expectsImage ? "image/avif,image/webp,image/*;q=0.9,*/*;q=0.5" : "*/*")
+        if let record {
+            if let etag = record.etag { headers.add(name: "If-None-Match", value: etag) }
+            if let lastModified = record.lastModified { headers.add(name: "If-Modified-Since", value: lastModified) }
+        }
+        return headers
     }
 
     /// `text` without the feed's secret, should the server have echoed it.

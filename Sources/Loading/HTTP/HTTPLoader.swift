@@ -68,7 +68,7 @@ package final class HTTPLoader: OriginalLoading {
     let client: HTTPClient
     let cache: DiskCache
     let counter = TransferCounter()
-    private let global: AsyncSemaphore
+    let global: AsyncSemaphore
     private let hosts = Mutex<[String: AsyncSemaphore]>([:])
     let health: HostHealth
     /// The remote cache tier: asked after the local cache, told what was downloaded.
@@ -220,14 +220,15 @@ package final class HTTPLoader: OriginalLoading {
     /// Asks whether the cached copy of `source` (`record`, its blob vouched for, as it was
     /// modified at `blobModified`) is still the server's: a 304 refreshes the record; a 200
     /// replaces the copy; a failure that allows it (a 5xx, no answer) serves the copy as
-    /// stale, with a warning.
+    /// stale, with a warning. `failed`: the first attempt's retryable error, when a lane made it.
     private func revalidate(
-        _ source: CanonicalURL, copy record: CacheRecord, blobModified: Double, expectsImage: Bool
+        _ source: CanonicalURL, copy record: CacheRecord, blobModified: Double, expectsImage: Bool,
+        after failed: LoadingError? = nil
     ) async throws -> Original {
         let key = source.description
         let now = Date()
         do {
-            switch try await fetch(source, revalidating: record, expectsImage: expectsImage) {
+            switch try await fetch(source, revalidating: record, expectsImage: expectsImage, after: failed) {
             case .notModified(let response):
                 var refreshed = record.refreshed(by: response, at: Date())
                 // A 304 that names the next page again replaces the kept Link.
@@ -240,29 +241,41 @@ package final class HTTPLoader: OriginalLoading {
                 return original
             }
         } catch let error as LoadingError where error.allowsStaleCopy {
-            var stale = use(record, origin: .stale, at: now, source: source)
-            stale.warning = "\(error.message); using the copy cached \(Self.describeAge(of: record, at: now))"
-            return stale
+            return staleCopy(record, source: source, because: error, at: now)
         }
     }
 
-    /// A few workers (``workers(for:width:perHost:)``), each taking the next URL in turn and
-    /// keeping its answers in a list of its own: no task, lock or actor per URL. Cancelled, they
-    /// stop taking URLs.
+    /// The cached copy served when asking about it failed in a way that allows it, with a warning.
+    func staleCopy(_ record: CacheRecord, source: CanonicalURL, because error: LoadingError, at now: Date) -> Original {
+        var stale = use(record, origin: .stale, at: now, source: source)
+        stale.warning = "\(error.message); using the copy cached \(Self.describeAge(of: record, at: now))"
+        return stale
+    }
+
+    /// The copies on plain-HTTP hosts over keep-alive lanes (``askOverLanes(_:into:answered:)``);
+    /// the rest, and what the lanes leave, by a few workers (``workers(for:width:perHost:)``),
+    /// each taking the next URL in turn and keeping its answers in a list of its own: no task,
+    /// lock or actor per URL. Cancelled, they stop taking URLs.
     package func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (Int, Original?) -> Void
     ) async -> CopyAnswers {
         guard !configuration.offline, !sources.isEmpty else { return CopyAnswers() }
+        var all = CopyAnswers(count: sources.count)
+        // Plain-HTTP origins over keep-alive lanes first; what they leave is asked below.
+        let rest = await askOverLanes(sources, into: &all, answered: answered)
+        guard !rest.isEmpty, !Task.isCancelled else { return all }
         let queue = WorkQueue()
-        let workers = Self.workers(for: sources, width: width, perHost: max(1, configuration.perHost))
+        let workers = Self.workers(
+            for: rest.map { sources[$0.position] }, width: width, perHost: max(1, configuration.perHost))
         typealias Answers = (list: [(Int, Result<Original, any Error>)], unchanged: Int)
         return await withTaskGroup(of: Answers.self) { group in
             for _ in 0..<workers {
                 group.addTask {
                     var answers: Answers = ([], 0)
                     while !Task.isCancelled {
-                        let index = queue.next.add(1, ordering: .relaxed).oldValue
-                        guard index < sources.count else { break }
+                        let next = queue.next.add(1, ordering: .relaxed).oldValue
+                        guard next < rest.count else { break }
+                        let (index, failed) = rest[next]
                         let source = sources[index]
                         // Left to the usual load: no copy (any more), or one that needs no asking.
                         guard !source.isFile, let record = self.cache.record(for: source.description),
@@ -270,7 +283,7 @@ package final class HTTPLoader: OriginalLoading {
                         else { continue }
                         do {
                             let original = try await self.revalidate(
-                                source, copy: record, blobModified: blobModified, expectsImage: true)
+                                source, copy: record, blobModified: blobModified, expectsImage: true, after: failed)
                             answers.list.append((index, .success(original)))
                             if original.origin == .revalidated, original.sha256 == record.sha256,
                                 original.validators == record.validators, original.contentType == record.contentType
@@ -286,7 +299,6 @@ package final class HTTPLoader: OriginalLoading {
                     return answers
                 }
             }
-            var all = CopyAnswers(count: sources.count)
             for await part in group {
                 for (index, answer) in part.list { all[index] = answer }
                 all.unchanged += part.unchanged
@@ -361,7 +373,7 @@ package final class HTTPLoader: OriginalLoading {
     }
 
     /// The original of `record`, whose blob ``DiskCache/verifiedBlob(of:)`` has vouched for.
-    private func use(_ record: CacheRecord, origin: Original.Origin, at now: Date, source: CanonicalURL)
+    func use(_ record: CacheRecord, origin: Original.Origin, at now: Date, source: CanonicalURL)
         -> Original
     {
         cache.markUsed(record, at: now)
@@ -376,7 +388,7 @@ package final class HTTPLoader: OriginalLoading {
         )
     }
 
-    private static func describeAge(of record: CacheRecord, at now: Date) -> String {
+    static func describeAge(of record: CacheRecord, at now: Date) -> String {
         let hours = (now.timeIntervalSince1970 - record.fetchedAt) / 3600
         return hours < 1 ? "less than an hour ago" : String(format: "%.0f hours ago", hours)
     }
@@ -396,14 +408,15 @@ package final class HTTPLoader: OriginalLoading {
         var redirects: [String]
     }
 
-    /// GET with redirects and retries; a 200 is streamed into the cache.
-    private func fetch(_ source: CanonicalURL, revalidating record: CacheRecord?, expectsImage: Bool) async throws
-        -> FetchResult
-    {
+    /// GET with redirects and retries; a 200 is streamed into the cache. `failed`: the first
+    /// attempt's retryable error, when a lane made that attempt: the retries go on from it.
+    private func fetch(
+        _ source: CanonicalURL, revalidating record: CacheRecord?, expectsImage: Bool, after failed: LoadingError? = nil
+    ) async throws -> FetchResult {
         var url = source.url
         var visited: [String] = [source.description]
-        for _ in 0...configuration.maxRedirects {
-            let outcome = try await withRetries(url: url) {
+        for hop in 0...configuration.maxRedirects {
+            let outcome = try await withRetries(url: url, after: hop == 0 ? failed : nil) {
                 try await self.attempt(
                     url, source: source, record: record, expectsImage: expectsImage,
                     redirects: Array(visited.dropFirst()))
@@ -445,9 +458,18 @@ package final class HTTPLoader: OriginalLoading {
     }
 
     /// Runs `attempt` until it succeeds, fails for good, or the attempts run out; waits between
-    /// attempts without holding a connection slot.
-    func withRetries<Outcome>(url: URL, _ attempt: () async throws -> Outcome) async throws -> Outcome {
+    /// attempts without holding a connection slot. `failed`: an attempt already made failed so.
+    func withRetries<Outcome>(url: URL, after failed: LoadingError? = nil, _ attempt: () async throws -> Outcome)
+        async throws -> Outcome
+    {
         var number = 1
+        if let failed {
+            guard number < configuration.retry.attempts,
+                let delay = configuration.retry.delay(afterAttempt: number, retryAfter: failed.retryAfter)
+            else { throw failed }
+            try await Task.sleep(for: delay)
+            number += 1
+        }
         while true {
             do {
                 return try await attempt()
@@ -466,8 +488,12 @@ package final class HTTPLoader: OriginalLoading {
     }
 
     private func hostLimit(for url: URL) -> AsyncSemaphore {
-        let host = Self.hostKey(url)
-        return hosts.withLock { hosts in
+        hostLimit(forKey: Self.hostKey(url))
+    }
+
+    /// The per-host slots of the host ``hostKey(_:)`` names `host`.
+    func hostLimit(forKey host: String) -> AsyncSemaphore {
+        hosts.withLock { hosts in
             if let semaphore = hosts[host] { return semaphore }
             let semaphore = AsyncSemaphore(permits: max(1, configuration.perHost))
             hosts[host] = semaphore

@@ -1,0 +1,283 @@
+import Foundation
+import GalleryCore
+import NIOCore
+import NIOPosix
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Loading
+
+/// The pass over cached copies asks plain-HTTP hosts over keep-alive lanes: what the usual path
+/// would answer, from one request per URL where an answer came.
+@Suite struct KeepAliveLaneTests {
+    /// `count` photos loaded once, then the counts reset: the copies a pass asks about.
+    private static func cached(_ fixture: LoaderFixture, count: Int) async throws -> [CanonicalURL] {
+        let sources = (0..<count).map { fixture.url("/p\($0).jpg") }
+        for source in sources { _ = try await fixture.loader().original(for: source) }
+        fixture.server.resetCounts()
+        return sources
+    }
+
+    private static func refreshing(
+        _ fixture: LoaderFixture, _ configure: (inout HTTPLoader.Configuration) -> Void = { _ in }
+    )
+        -> HTTPLoader
+    {
+        fixture.loader {
+            $0.refresh = true
+            $0.perHost = 2
+            configure(&$0)
+        }
+    }
+
+    /// nginx ends a kept-alive connection after its 1,000th request (`keepalive_requests`),
+    /// saying `Connection: close` on the last answer: the lane opens another and goes on.
+    @Test func aServerEndingItsConnectionsEveryFewAnswersIsAskedEachURLOnce() async throws {
+        let answers = Atomic<Int>(0)
+        let fixture = try await LoaderFixture { request in
+            var response = TestHTTPServer.Response.revalidating(request, photo: 13)
+            if request.isConditional, answers.add(1, ordering: .relaxed).newValue % 3 == 0 {
+                response.headers.append(("Connection", "close"))
+            }
+            return response
+        }
+        let sources = try await Self.cached(fixture, count: 30)
+
+        let result = await Self.refreshing(fixture).revalidateCopies(of: sources, width: 8) { _, _ in }
+
+        #expect(result.count == 30 && result.unchanged == 30)
+        #expect(try sources.indices.allSatisfy { try result[$0]?.get().origin == .revalidated })
+        #expect(fixture.server.requests.count == 30)
+        #expect(Set(fixture.server.requests.map(\.path)).count == 30)
+        #expect(fixture.server.connections >= 10, "a new connection after each closing answer")
+        try await fixture.close()
+    }
+
+    /// The lane's request says what the client's would: the same user agent, accepted types and
+    /// validators (as stored), and a Host header with the port.
+    @Test func theLanesRequestCarriesWhatTheClientsWould() async throws {
+        // The photo's answer has both validators, ETag and Last-Modified.
+        let fixture = try await LoaderFixture { request in .revalidating(request, photo: 14) }
+        let source = try await Self.cached(fixture, count: 1)[0]
+        _ = try await Self.refreshing(fixture).original(for: source)
+        let fromClient = try #require(fixture.server.requests.last)
+        fixture.server.resetCounts()
+
+        let result = await Self.refreshing(fixture).revalidateCopies(of: [source], width: 4) { _, _ in }
+
+        #expect(try result[0]?.get().origin == .revalidated)
+        let fromLane = try #require(fixture.server.requests.last)
+        #expect(fromLane.method == "GET" && fromLane.uri == "/p0.jpg")
+        for name in ["user-agent", "accept", "if-none-match", "if-modified-since", "host"] {
+            #expect(
+                fromLane.headers[name] != nil && fromLane.headers[name] == fromClient.headers[name],
+                "\(name): \(fromLane.headers[name] ?? "") against \(fromClient.headers[name] ?? "")")
+        }
+        #expect(fromLane.headers["host"] == "127.0.0.1:\(fixture.server.port)")
+        try await fixture.close()
+    }
+
+    /// A body refused (not an image) fails its photo as the client's would, closes that
+    /// connection unread, and the other copies are still answered, each asked once.
+    @Test func aRefusedBodyFailsItsPhotoAndTheOthersAreAnswered() async throws {
+        let refuse = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            if request.path == "/p4.jpg", refuse.load(ordering: .relaxed) {
+                return TestHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "text/html")], body: Array(repeating: 60, count: 200_000))
+            }
+            return .revalidating(request, photo: 15)
+        }
+        let sources = try await Self.cached(fixture, count: 12)
+        refuse.store(true, ordering: .relaxed)
+
+        let result = await Self.refreshing(fixture).revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        let error = #expect(throws: LoadingError.self) { try result[4]?.get() }
+        #expect(error?.code == .notAnImage)
+        #expect(error?.message == "the server sent text/html, not an image or a video")
+        #expect(result.count == 12 && result.unchanged == 11)
+        #expect(fixture.server.requests.count == 12)
+        #expect(fixture.leftovers.isEmpty)
+        try await fixture.close()
+    }
+
+    /// A changed photo comes over the lane whole: one request, its new bytes in the cache.
+    @Test func aChangedPhotoIsDownloadedOverTheLane() async throws {
+        let changed = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            if request.path == "/p2.jpg", changed.load(ordering: .relaxed) {
+                return .revalidating(request, photo: 17, etag: "\"v2\"")
+            }
+            return .revalidating(request, photo: 16)
+        }
+        let sources = try await Self.cached(fixture, count: 6)
+        let before = try #require(fixture.cache.record(for: sources[2].description))
+        changed.store(true, ordering: .relaxed)
+        let newBytes = Mutex<[Int]>([])
+
+        let result = await Self.refreshing(fixture).revalidateCopies(of: sources, width: 4) { position, original in
+            if original != nil { newBytes.withLock { $0.append(position) } }
+        }
+
+        let replaced = try #require(try result[2]?.get())
+        #expect(replaced.origin == .downloaded && replaced.sha256 != before.sha256)
+        #expect(fixture.cache.record(for: sources[2].description)?.etag == "\"v2\"")
+        #expect(newBytes.withLock { $0 } == [2])
+        #expect(result.unchanged == 5)
+        #expect(fixture.server.requests.count == 6)
+        try await fixture.close()
+    }
+
+    /// An answer that asks for a retry (a 503) or a redirect is asked again the usual way, which
+    /// retries and follows it: the copies come out as a load would give them.
+    @Test func aRetryOrARedirectIsAskedAgainTheUsualWay() async throws {
+        let busy = Atomic<Int>(0)
+        let moving = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            if request.path == "/p1.jpg", moving.load(ordering: .relaxed), busy.add(1, ordering: .relaxed).newValue == 1
+            {
+                return .text(503)
+            }
+            if request.path == "/p3.jpg", moving.load(ordering: .relaxed) {
+                return TestHTTPServer.Response(status: 301, headers: [("Location", "/moved.jpg")], body: [])
+            }
+            if request.path == "/moved.jpg" { return .revalidating(request, photo: 20, etag: "\"moved\"") }
+            return .revalidating(request, photo: 18)
+        }
+        let sources = try await Self.cached(fixture, count: 5)
+        moving.store(true, ordering: .relaxed)
+
+        let result = await Self.refreshing(fixture).revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        #expect(try result[1]?.get().origin == .revalidated)
+        let moved = try #require(try result[3]?.get())
+        #expect(moved.origin == .downloaded)
+        #expect(fixture.cache.record(for: sources[3].description)?.finalURL == fixture.url("/moved.jpg").description)
+        #expect(fixture.server.count("/p1.jpg") == 2)
+        #expect(fixture.server.count("/p3.jpg") == 2 && fixture.server.count("/moved.jpg") == 1)
+        #expect(result.count == 5)
+        try await fixture.close()
+    }
+
+    /// A lane's answer is the first attempt: with one attempt allowed, a 503 is not asked
+    /// again, and the stale copy is served with the usual path's warning.
+    @Test func aLanesAnswerIsTheFirstAttempt() async throws {
+        let busy = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            busy.load(ordering: .relaxed) ? .text(503) : .revalidating(request, photo: 23)
+        }
+        let sources = try await Self.cached(fixture, count: 1)
+        busy.store(true, ordering: .relaxed)
+
+        let once = await Self.refreshing(fixture) { $0.retry = RetryPolicy(attempts: 1) }
+            .revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        let stale = try #require(try once[0]?.get())
+        #expect(stale.origin == .stale)
+        #expect(stale.warning?.hasPrefix("the server answered 503") == true, "\(stale.warning ?? "")")
+        #expect(fixture.server.requests.count == 1)
+
+        fixture.server.resetCounts()
+        let thrice = await Self.refreshing(fixture) {
+            $0.retry = RetryPolicy(attempts: 3, baseDelay: .milliseconds(5))
+        }.revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        #expect(try thrice[0]?.get().origin == .stale)
+        #expect(fixture.server.requests.count == 3)
+        try await fixture.close()
+    }
+
+    /// A host that takes the request and says nothing: the lane gives the answer up at the
+    /// head's deadline, as the first attempt, and the usual path makes the others; the stale copy
+    /// is served with the usual path's warning.
+    @Test func aSilentHostGivesTheStaleCopyWithTheUsualWarning() async throws {
+        let silent = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            if silent.load(ordering: .relaxed) {
+                var response = TestHTTPServer.Response.text(200)
+                response.neverAnswer = true
+                return response
+            }
+            return .revalidating(request, photo: 19)
+        }
+        let sources = try await Self.cached(fixture, count: 1)
+        silent.store(true, ordering: .relaxed)
+        let loader = Self.refreshing(fixture) {
+            $0.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(5))
+            $0.limits = TransferLimits(
+                idle: .milliseconds(400), total: .seconds(20), minimumBytesPerSecond: 2_000,
+                grace: .milliseconds(300))
+        }
+
+        let result = await loader.revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        let stale = try #require(try result[0]?.get())
+        #expect(stale.origin == .stale)
+        #expect(
+            stale.warning?.hasPrefix("no answer for 0.4 s; using the copy cached") == true, "\(stale.warning ?? "")")
+        #expect(fixture.server.requests.count == 2, "the lane's attempt, then the usual path's second")
+        try await fixture.close()
+    }
+
+    /// A changed photo larger than the bytes a connection holds for its reader (the reading
+    /// pauses and starts again) arrives whole.
+    @Test func aLargeChangedPhotoArrivesWhole() async throws {
+        let changed = Atomic<Bool>(false)
+        let large = TestPhotos.jpeg(21) + [UInt8](repeating: 7, count: 3 * LaneBody.Flow.highWater)
+        let fixture = try await LoaderFixture { request in
+            if request.path == "/p1.jpg", changed.load(ordering: .relaxed),
+                request.headers["if-none-match"] != "\"big\""
+            {
+                return TestHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "image/jpeg"), ("ETag", "\"big\"")], body: large)
+            }
+            return .revalidating(request, photo: 22)
+        }
+        let sources = try await Self.cached(fixture, count: 3)
+        changed.store(true, ordering: .relaxed)
+
+        let result = await Self.refreshing(fixture).revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        let replaced = try #require(try result[1]?.get())
+        #expect(replaced.origin == .downloaded && replaced.byteCount == Int64(large.count))
+        #expect(FileManager.default.contents(atPath: replaced.filePath) == Data(large))
+        #expect(result.unchanged == 2 && fixture.server.requests.count == 3)
+        try await fixture.close()
+    }
+
+    /// The connection stops reading past the high water, starts again under the low water (not
+    /// before), and reads again once the body has ended.
+    @Test func aBodysReadingPausesAndResumesAtItsMarks() async throws {
+        let server = try await TestHTTPServer(handler: { _ in .text(200) })
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: server.port).get()
+        func reads() async throws -> Bool { try await channel.getOption(ChannelOptions.autoRead).get() }
+        let flow = LaneBody.Flow(channel: channel)
+
+        try await channel.eventLoop.submit { flow.arrived(LaneBody.Flow.highWater, on: channel) }.get()
+        #expect(try await reads(), "at the high water, still reading")
+        try await channel.eventLoop.submit { flow.arrived(1, on: channel) }.get()
+        #expect(try await !reads(), "past it, paused")
+        flow.taken(LaneBody.Flow.highWater - LaneBody.Flow.lowWater)
+        #expect(try await !reads(), "above the low water, still paused")
+        flow.taken(2)
+        #expect(try await reads(), "under it, reading again")
+
+        try await channel.eventLoop.submit { flow.arrived(LaneBody.Flow.highWater, on: channel) }.get()
+        #expect(try await !reads())
+        try await channel.eventLoop.submit { flow.ended(on: channel) }.get()
+        #expect(try await reads(), "the body ended: the next answer is read")
+
+        try await channel.close()
+        try await server.shutdown()
+    }
+
+    @Test func theRequestTargetIsThePathAndQueryAsWritten() {
+        #expect(HTTPLoader.requestTarget(of: "http://h:8/a/b%20c.jpg?x=1&y=%2F#frag") == "/a/b%20c.jpg?x=1&y=%2F")
+        #expect(HTTPLoader.requestTarget(of: "http://h") == "/")
+        #expect(HTTPLoader.requestTarget(of: "http://h?q=1") == "/?q=1")
+        #expect(HTTPLoader.requestTarget(of: "h/a") == nil)
+    }
+}
