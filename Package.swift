@@ -149,6 +149,7 @@ let package = Package(
                 "BuildStore", "Loading", "GalleryConcurrency", "GalleryCore", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

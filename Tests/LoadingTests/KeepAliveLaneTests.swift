@@ -1,6 +1,7 @@
 import Foundation
 import GalleryCore
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Synchronization
 import TestSupport
@@ -10,7 +11,7 @@ import Testing
 
 /// The pass over cached copies asks plain-HTTP hosts over keep-alive lanes: what the usual path
 /// would answer, from one request per URL where an answer came.
-@Suite struct KeepAliveLaneTests {
+@Suite(.timeLimit(.minutes(1))) struct KeepAliveLaneTests {
     /// `count` photos loaded once, then the counts reset: the copies a pass asks about.
     private static func cached(_ fixture: LoaderFixture, count: Int) async throws -> [CanonicalURL] {
         let sources = (0..<count).map { fixture.url("/p\($0).jpg") }
@@ -136,11 +137,11 @@ import Testing
         let busy = Atomic<Int>(0)
         let moving = Atomic<Bool>(false)
         let fixture = try await LoaderFixture { request in
-            if request.path == "/p1.jpg", moving.load(ordering: .relaxed), busy.add(1, ordering: .relaxed).newValue == 1
+            if request.path == "/p3.jpg", moving.load(ordering: .relaxed), busy.add(1, ordering: .relaxed).newValue == 1
             {
                 return .text(503)
             }
-            if request.path == "/p3.jpg", moving.load(ordering: .relaxed) {
+            if request.path == "/p1.jpg", moving.load(ordering: .relaxed) {
                 return TestHTTPServer.Response(status: 301, headers: [("Location", "/moved.jpg")], body: [])
             }
             if request.path == "/moved.jpg" { return .revalidating(request, photo: 20, etag: "\"moved\"") }
@@ -151,12 +152,12 @@ import Testing
 
         let result = await Self.refreshing(fixture).revalidateCopies(of: sources, width: 4) { _, _ in }
 
-        #expect(try result[1]?.get().origin == .revalidated)
-        let moved = try #require(try result[3]?.get())
+        #expect(try result[3]?.get().origin == .revalidated)
+        let moved = try #require(try result[1]?.get())
         #expect(moved.origin == .downloaded)
-        #expect(fixture.cache.record(for: sources[3].description)?.finalURL == fixture.url("/moved.jpg").description)
-        #expect(fixture.server.count("/p1.jpg") == 2)
-        #expect(fixture.server.count("/p3.jpg") == 2 && fixture.server.count("/moved.jpg") == 1)
+        #expect(fixture.cache.record(for: sources[1].description)?.finalURL == fixture.url("/moved.jpg").description)
+        #expect(fixture.server.count("/p3.jpg") == 2)
+        #expect(fixture.server.count("/p1.jpg") == 2 && fixture.server.count("/moved.jpg") == 1)
         #expect(result.count == 5)
         try await fixture.close()
     }
@@ -274,10 +275,107 @@ import Testing
         try await server.shutdown()
     }
 
+    /// Bodies that are not read to their end: a photo over the size limit (refused by its
+    /// length, larger than a connection holds for its reader) and a 503 whose body stalls. Each
+    /// closes its connection; the pass ends, and the other copies are answered.
+    @Test func aBodyLeftUnreadClosesItsConnection() async throws {
+        let changed = Atomic<Bool>(false)
+        let busy = Atomic<Int>(0)
+        let fixture = try await LoaderFixture { request in
+            guard changed.load(ordering: .relaxed) else { return .revalidating(request, photo: 24) }
+            switch request.path {
+            case "/p1.jpg":
+                return TestHTTPServer.Response(
+                    status: 200, headers: [("Content-Type", "image/jpeg"), ("ETag", "\"huge\"")],
+                    body: TestPhotos.jpeg(25) + [UInt8](repeating: 1, count: 2 * LaneBody.Flow.highWater))
+            case "/p3.jpg" where busy.add(1, ordering: .relaxed).newValue == 1:
+                var response = TestHTTPServer.Response.text(503, String(repeating: "x", count: 500))
+                response.trickle = (bytes: 100, every: .seconds(120))
+                return response
+            default:
+                return .revalidating(request, photo: 24)
+            }
+        }
+        let sources = try await Self.cached(fixture, count: 8)
+        changed.store(true, ordering: .relaxed)
+        let loader = Self.refreshing(fixture) {
+            $0.maxImageBytes = 1_000_000
+            $0.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(5))
+        }
+
+        let result = await loader.revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        let error = #expect(throws: LoadingError.self) { try result[1]?.get() }
+        #expect(error?.code == .tooLarge)
+        // The 503 was the first attempt; the second, the usual path's, had its 304.
+        #expect(try result[3]?.get().origin == .revalidated)
+        #expect(fixture.server.count("/p3.jpg") == 2)
+        #expect(result.count == 8 && result.unchanged == 7)
+        #expect(fixture.leftovers.isEmpty)
+        try await fixture.close()
+    }
+
+    /// A host that says it is busy or rate-limiting stops the lane at once: what is left goes
+    /// the usual way, with its back-off.
+    @Test func aBusyAnswerStopsTheLane() async throws {
+        let server = try await TestHTTPServer(handler: { request in
+            request.path == "/p0.jpg" ? .text(429) : TestHTTPServer.Response(status: 304, headers: [], body: [])
+        })
+        let statuses = Mutex<[Int: UInt]>([:])
+        let lane = KeepAliveLane<Int>(
+            host: "127.0.0.1", port: server.port, count: 10,
+            prepare: { index in
+                .ask(.init(target: "/p\(index).jpg", headers: ["Host": "127.0.0.1:\(server.port)"]), index)
+            },
+            answered: { index, _, head, body in
+                statuses.withLock { $0[index] = head.status.code }
+                body?.abandon()
+            },
+            sent: {}, stopsOn: { $0 == 429 }, deadline: .seconds(20), connectTimeout: .seconds(5))
+
+        let (left, silent, answers) = await lane.run(
+            connections: 1, on: MultiThreadedEventLoopGroup.singleton, permit: { true }, release: {})
+
+        #expect(statuses.withLock { $0 } == [0: 429])
+        #expect(answers == 1 && silent.isEmpty)
+        #expect(left.sorted() == Array(1..<10))
+        #expect(server.requests.count == 1)
+        try await server.shutdown()
+    }
+
+    /// Cancelled while a host keeps silent, the pass ends at the lane's next tick, not at the
+    /// head's deadline (30 s here).
+    @Test func aCancelledPassEndsWithoutWaitingForTheDeadline() async throws {
+        let silent = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            if silent.load(ordering: .relaxed) {
+                var response = TestHTTPServer.Response.text(200)
+                response.neverAnswer = true
+                return response
+            }
+            return .revalidating(request, photo: 26)
+        }
+        let sources = try await Self.cached(fixture, count: 4)
+        silent.store(true, ordering: .relaxed)
+        let loader = Self.refreshing(fixture)
+        let started = ContinuousClock.now
+
+        let pass = Task { await loader.revalidateCopies(of: sources, width: 4) { _, _ in } }
+        while fixture.server.requests.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        pass.cancel()
+        _ = await pass.value
+
+        #expect(ContinuousClock.now - started < .seconds(20), "ended by the cancellation")
+        try await fixture.close()
+    }
+
     @Test func theRequestTargetIsThePathAndQueryAsWritten() {
         #expect(HTTPLoader.requestTarget(of: "http://h:8/a/b%20c.jpg?x=1&y=%2F#frag") == "/a/b%20c.jpg?x=1&y=%2F")
         #expect(HTTPLoader.requestTarget(of: "http://h") == "/")
         #expect(HTTPLoader.requestTarget(of: "http://h?q=1") == "/?q=1")
+        #expect(HTTPLoader.requestTarget(of: "http://h#f/x?y") == "/")
+        #expect(HTTPLoader.requestTarget(of: "http://[::1]:8080/é%20b") == "/é%20b")
         #expect(HTTPLoader.requestTarget(of: "h/a") == nil)
+        #expect(HTTPLoader.requestTarget(of: "mailto:a@b") == nil)
     }
 }

@@ -4,22 +4,37 @@ import GalleryConcurrency
 import GalleryCore
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 
 extension HTTPLoader {
     /// What the lanes heard, gathered from their event loops and the bodies' readers.
     final class LaneResults: Sendable {
-        /// The answers by position, and the positions whose answer asks for the usual path.
-        let heard = Mutex<
-            (
-                list: [(position: Int, answer: Result<Original, any Error>)],
-                left: [(position: Int, failed: LoadingError?)]
-            )
-        >(([], []))
-        /// The readers of the bodies answered.
-        let reading = Mutex<[Task<Void, Never>]>([])
-        /// The 304s that left the copy as the cache had it.
-        let unchanged = Atomic<Int>(0)
+        let heard = Mutex(PassAnswers())
+        /// The readers of the bodies answered, and whether the pass was cancelled.
+        private let readers = Mutex<(tasks: [Task<Void, Never>], cancelled: Bool)>(([], false))
+
+        /// Keeps a reader to wait for; cancels it at once if the pass has been cancelled.
+        func adopt(_ reader: Task<Void, Never>) {
+            let cancelled = readers.withLock { readers in
+                readers.tasks.append(reader)
+                return readers.cancelled
+            }
+            if cancelled { reader.cancel() }
+        }
+
+        func cancelReaders() {
+            let tasks = readers.withLock { readers in
+                readers.cancelled = true
+                return readers.tasks
+            }
+            for task in tasks { task.cancel() }
+        }
+
+        /// Waits for every reader kept so far.
+        func waitForReaders() async {
+            for task in readers.withLock({ $0.tasks }) { await task.value }
+        }
     }
 
     /// A cached copy asked about over a lane: its record and the blob's modification time.
@@ -28,27 +43,23 @@ extension HTTPLoader {
         var blobModified: Double
     }
 
-    /// Asks about the cached copies of the plain-HTTP URLs among `sources` over keep-alive lanes
+    /// Whether the copy of `url` may be asked about over a lane: plain HTTP, no user in the URL.
+    static func goesOverLane(_ url: URL) -> Bool {
+        url.scheme == "http" && !(url.host ?? "").isEmpty && url.user == nil
+    }
+
+    /// Asks about the cached copies at `byOrigin`'s positions of `sources` over keep-alive lanes
     /// (``KeepAliveLane``), one lane per origin with `perHost` connections, each holding a
     /// per-host and a global slot as a request does. Each answer is handled as the usual path
-    /// handles a first attempt's (``revalidate(_:copy:blobModified:expectsImage:)``) and goes into
-    /// `answers`; returns the positions left for the usual path: other schemes, redirected URLs, a
-    /// host resting after failures, and every URL whose answer asks for a retry (with its error,
-    /// the first attempt's) or a redirect, or that got none.
+    /// handles a first attempt's (``revalidate(_:copy:blobModified:expectsImage:after:)``); left
+    /// for the usual path: a host resting after failures, URLs redirected last time, and every
+    /// URL whose answer asks for a retry (with its error, the first attempt's) or a redirect, or
+    /// that got none.
     func askOverLanes(
-        _ sources: [CanonicalURL], into answers: inout CopyAnswers,
-        answered: @escaping @Sendable (Int, Original?) -> Void
-    ) async -> [(position: Int, failed: LoadingError?)] {
-        var rest: [(position: Int, failed: LoadingError?)] = []
-        var byOrigin: [String: [Int]] = [:]
-        for (position, source) in sources.enumerated() {
-            let url = source.url
-            if url.scheme == "http", let host = url.host, !host.isEmpty, url.user == nil {
-                byOrigin[Self.hostKey(url), default: []].append(position)
-            } else {
-                rest.append((position, nil))
-            }
-        }
+        _ byOrigin: [String: [Int]], of sources: [CanonicalURL], answered: @escaping @Sendable (Int, Original?) -> Void
+    ) async -> PassAnswers {
+        guard !byOrigin.isEmpty else { return PassAnswers() }
+        var resting: [(position: Int, failed: LoadingError?)] = []
         var lanes: [(key: String, lane: KeepAliveLane<LaneItem>, positions: [Int])] = []
         let results = LaneResults()
         for (key, positions) in byOrigin.sorted(by: { $0.key < $1.key }) {
@@ -56,91 +67,100 @@ extension HTTPLoader {
             let host = first.host ?? ""
             // A host resting after failures: the usual path fails its URLs at once, as it says.
             guard (try? health.check(host: key, displayName: host, url: first.absoluteString)) != nil else {
-                rest += positions.map { ($0, nil) }
+                resting += positions.map { ($0, nil) }
                 continue
+            }
+            // The blobs vouched for here, on the cooperative threads: a blob whose time changed is
+            // hashed again, which is no work for an event loop.
+            let blobs = await positions.concurrentMap { position in
+                self.cache.record(for: sources[position].description).flatMap { self.cache.verifiedBlob(of: $0) }
             }
             let hostHeader = first.port.map { "\(Self.bracketed(host)):\($0)" } ?? Self.bracketed(host)
             let lane = KeepAliveLane<LaneItem>(
                 host: host, port: first.port ?? 80, count: positions.count,
-                prepare: { index in self.laneStep(for: sources[positions[index]], hostHeader: hostHeader) },
+                prepare: { index in
+                    self.laneStep(for: sources[positions[index]], blobModified: blobs[index], hostHeader: hostHeader)
+                },
                 answered: { index, item, head, body in
                     let position = positions[index]
                     let source = sources[position]
                     guard let body else {
                         let original = self.confirm(source, item: item, head: head)
-                        if original.validators == item.record.validators,
-                            original.contentType == item.record.contentType
-                        {
-                            results.unchanged.add(1, ordering: .relaxed)
+                        let unchanged =
+                            original.validators == item.record.validators
+                            && original.contentType == item.record.contentType
+                        results.heard.withLock { heard in
+                            heard.list.append((position, .success(original)))
+                            if unchanged { heard.unchanged += 1 }
                         }
-                        results.heard.withLock { $0.list.append((position, .success(original))) }
                         answered(position, nil)
                         return
                     }
-                    let task = Task {
-                        let answer: Result<Original, any Error>
-                        switch await self.answer(from: head, body: body, source: source, item: item) {
-                        case .answered(let result): answer = result
-                        case .again(let failed):
-                            results.heard.withLock { $0.left.append((position, failed)) }
-                            return
-                        }
-                        results.heard.withLock { $0.list.append((position, answer)) }
-                        let original = try? answer.get()
-                        answered(position, original.flatMap { $0.sha256 == item.record.sha256 ? nil : $0 })
-                    }
-                    results.reading.withLock { $0.append(task) }
+                    results.adopt(
+                        Task {
+                            switch await self.answer(from: head, body: body, source: source, item: item) {
+                            case .answered(let answer):
+                                results.heard.withLock { $0.list.append((position, answer)) }
+                                let original = try? answer.get()
+                                answered(position, original.flatMap { $0.sha256 == item.record.sha256 ? nil : $0 })
+                            case .again(let failed):
+                                results.heard.withLock { $0.left.append((position, failed)) }
+                            }
+                        })
                 },
                 sent: { self.counter.update { $0.requests += 1 } },
+                stopsOn: { RetryPolicy.isRetryable(status: $0) },
                 deadline: TimeAmount(configuration.limits.headDeadline),
                 connectTimeout: .seconds(5))
             lanes.append((key, lane, positions))
         }
-        guard !lanes.isEmpty else { return rest }
         let perHost = max(1, configuration.perHost)
-        let group = client.eventLoopGroup
         let limits = configuration.limits
-        let left = await withTaskGroup(of: [(position: Int, failed: LoadingError?)].self) { tasks in
-            for (key, lane, positions) in lanes {
-                let hostLimit = hostLimit(forKey: key)
-                let global = self.global
-                tasks.addTask {
-                    let (left, silent, answers) = await lane.run(
-                        connections: perHost, on: group,
-                        permit: {
-                            guard (try? await hostLimit.acquire()) != nil else { return false }
-                            guard (try? await global.acquire()) != nil else {
+        let left = await withTaskCancellationHandler {
+            let left = await withTaskGroup(of: [(position: Int, failed: LoadingError?)].self) { tasks in
+                for (key, lane, positions) in lanes {
+                    let hostLimit = hostLimit(forKey: key)
+                    let global = self.global
+                    tasks.addTask {
+                        let (left, silent, answers) = await lane.run(
+                            connections: perHost, on: MultiThreadedEventLoopGroup.singleton,
+                            permit: {
+                                guard (try? await hostLimit.acquire()) != nil else { return false }
+                                guard (try? await global.acquire()) != nil else {
+                                    hostLimit.release()
+                                    return false
+                                }
+                                return true
+                            },
+                            release: {
+                                global.release()
                                 hostLimit.release()
-                                return false
-                            }
-                            return true
-                        },
-                        release: {
-                            global.release()
-                            hostLimit.release()
-                        })
-                    if answers > 0 { self.health.succeeded(host: key) }
-                    // Silence past the head's deadline: the first attempt, failed as the client's would.
-                    let unheard = silent.map { index in
-                        let position = positions[index]
-                        return (
-                            position,
-                            Optional(limits.noAnswer(since: TransferMeter(), url: sources[position].description))
-                        )
+                            })
+                        if answers > 0 { self.health.succeeded(host: key) }
+                        // Silence past the head's deadline: the first attempt, failed as the
+                        // client's would, and counted against the host as its silence is.
+                        let unheard = silent.map { index in
+                            let position = positions[index]
+                            let error = limits.noAnswer(since: TransferMeter(), url: sources[position].description)
+                            self.health.failed(host: key, because: error)
+                            return (position, Optional(error))
+                        }
+                        return left.map { (positions[$0], nil) } + unheard
                     }
-                    return left.map { (positions[$0], nil) } + unheard
                 }
+                var left: [(position: Int, failed: LoadingError?)] = []
+                for await part in tasks { left += part }
+                return left
             }
-            var left: [(position: Int, failed: LoadingError?)] = []
-            for await part in tasks { left += part }
+            // Every answer's head came before its lane ended: the bodies being read are all here.
+            await results.waitForReaders()
             return left
+        } onCancel: {
+            results.cancelReaders()
         }
-        // Every answer's head came before its lane ended: the bodies being read are all here.
-        for task in results.reading.withLock({ $0 }) { await task.value }
-        let (list, leftByAnswer) = results.heard.withLock { ($0.list, $0.left) }
-        for (position, answer) in list { answers[position] = answer }
-        answers.unchanged += results.unchanged.load(ordering: .relaxed)
-        return rest + left + leftByAnswer
+        var heard = results.heard.withLock { $0 }
+        heard.left += resting + left
+        return heard
     }
 
     /// What a lane's answer other than a 304 came to.
@@ -153,10 +173,11 @@ extension HTTPLoader {
 
     /// What a lane's answer other than a 304 gives, as the usual path's first attempt would: the
     /// copy replaced, a stale copy with a warning, a failure, or another attempt (a retry, a
-    /// redirect).
+    /// redirect). The body is abandoned when done with, read or not.
     private func answer(
         from head: HTTPResponseHead, body: KeepAliveLane<LaneItem>.Body, source: CanonicalURL, item: LaneItem
     ) async -> LaneAnswer {
+        defer { body.abandon() }
         let url = source.url
         let response = HTTPClientResponse(
             version: head.version, status: head.status, headers: head.headers, body: .stream(body))
@@ -188,12 +209,12 @@ extension HTTPLoader {
     }
 
     /// What a lane sends for `source`, or why it sends nothing.
-    private func laneStep(for source: CanonicalURL, hostHeader: String) -> KeepAliveLane<LaneItem>.Step {
+    private func laneStep(for source: CanonicalURL, blobModified: Double?, hostHeader: String)
+        -> KeepAliveLane<LaneItem>.Step
+    {
         let key = source.description
         // No copy (any more): left to the usual load, as the pass leaves it.
-        guard let record = cache.record(for: key), let blobModified = cache.verifiedBlob(of: record) else {
-            return .skip
-        }
+        guard let blobModified, let record = cache.record(for: key) else { return .skip }
         // Redirected last time: the usual path follows the redirects again.
         guard record.redirects.isEmpty, record.finalURL == key else { return .leave }
         let sent = configuration.credentials?.request(for: source.url) ?? (url: key, headers: [])
@@ -216,14 +237,20 @@ extension HTTPLoader {
     }
 
     /// The request target of an absolute URL: its path and query as written ("/" when it has no
-    /// path), without the fragment. Nil when `url` has no authority.
+    /// path), without the fragment. Nil when `url` has no authority. (Read byte by byte: once a
+    /// request, and Foundation's `range(of:)` was half of what preparing one cost.)
     static func requestTarget(of url: String) -> String? {
-        guard let scheme = url.range(of: "://") else { return nil }
-        let rest = url[scheme.upperBound...]
-        let withoutFragment = rest.prefix { $0 != "#" }
-        guard let start = withoutFragment.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
-        let target = withoutFragment[start...]
-        return target.hasPrefix("?") ? "/" + target : String(target)
+        let utf8 = url.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
+            utf8[utf8.index(after: colon)...].starts(with: "//".utf8)
+        else { return nil }
+        let authority = utf8.index(colon, offsetBy: 3)
+        let end = utf8[authority...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+        guard
+            let start = utf8[authority..<end].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
+        else { return "/" }
+        let target = String(url[start..<end])
+        return utf8[start] == UInt8(ascii: "?") ? "/" + target : target
     }
 
     /// A host as the Host header writes it: an IPv6 address in brackets.

@@ -252,30 +252,66 @@ package final class HTTPLoader: OriginalLoading {
         return stale
     }
 
-    /// The copies on plain-HTTP hosts over keep-alive lanes (``askOverLanes(_:into:answered:)``);
-    /// the rest, and what the lanes leave, by a few workers (``workers(for:width:perHost:)``),
-    /// each taking the next URL in turn and keeping its answers in a list of its own: no task,
-    /// lock or actor per URL. Cancelled, they stop taking URLs.
+    /// The copies on plain-HTTP hosts over keep-alive lanes (``askOverLanes(_:of:answered:)``),
+    /// the others meanwhile one by one (``askOneByOne(_:of:width:answered:)``), and what the lanes
+    /// leave one by one after them. Cancelled, they stop taking URLs.
     package func revalidateCopies(
         of sources: [CanonicalURL], width: Int, answered: @escaping @Sendable (Int, Original?) -> Void
     ) async -> CopyAnswers {
         guard !configuration.offline, !sources.isEmpty else { return CopyAnswers() }
+        var byOrigin: [String: [Int]] = [:]
+        var others: [(position: Int, failed: LoadingError?)] = []
+        for (position, source) in sources.enumerated() {
+            if Self.goesOverLane(source.url) {
+                byOrigin[Self.hostKey(source.url), default: []].append(position)
+            } else {
+                others.append((position, nil))
+            }
+        }
+        async let laned = askOverLanes(byOrigin, of: sources, answered: answered)
         var all = CopyAnswers(count: sources.count)
-        // Plain-HTTP origins over keep-alive lanes first; what they leave is asked below.
-        let rest = await askOverLanes(sources, into: &all, answered: answered)
-        guard !rest.isEmpty, !Task.isCancelled else { return all }
+        await askOneByOne(others, of: sources, width: width, answered: answered).add(to: &all)
+        let lanes = await laned
+        lanes.add(to: &all)
+        if !lanes.left.isEmpty, !Task.isCancelled {
+            await askOneByOne(lanes.left, of: sources, width: width, answered: answered).add(to: &all)
+        }
+        return all
+    }
+
+    /// What a part of the pass heard: answers by position, how many left their copy as the cache
+    /// had it, and the positions left for the usual path (with the first attempt's error, when
+    /// one was made).
+    struct PassAnswers: Sendable {
+        var list: [(position: Int, answer: Result<Original, any Error>)] = []
+        var unchanged = 0
+        var left: [(position: Int, failed: LoadingError?)] = []
+
+        func add(to all: inout CopyAnswers) {
+            for (position, answer) in list { all[position] = answer }
+            all.unchanged += unchanged
+        }
+    }
+
+    /// The usual path over `positions`: a few workers (``workers(for:width:perHost:)``), each
+    /// taking the next URL in turn and keeping its answers in a list of its own: no task, lock or
+    /// actor per URL.
+    private func askOneByOne(
+        _ positions: [(position: Int, failed: LoadingError?)], of sources: [CanonicalURL], width: Int,
+        answered: @escaping @Sendable (Int, Original?) -> Void
+    ) async -> PassAnswers {
+        guard !positions.isEmpty else { return PassAnswers() }
         let queue = WorkQueue()
         let workers = Self.workers(
-            for: rest.map { sources[$0.position] }, width: width, perHost: max(1, configuration.perHost))
-        typealias Answers = (list: [(Int, Result<Original, any Error>)], unchanged: Int)
-        return await withTaskGroup(of: Answers.self) { group in
+            for: positions.map { sources[$0.position] }, width: width, perHost: max(1, configuration.perHost))
+        return await withTaskGroup(of: PassAnswers.self) { group in
             for _ in 0..<workers {
                 group.addTask {
-                    var answers: Answers = ([], 0)
+                    var answers = PassAnswers()
                     while !Task.isCancelled {
                         let next = queue.next.add(1, ordering: .relaxed).oldValue
-                        guard next < rest.count else { break }
-                        let (index, failed) = rest[next]
+                        guard next < positions.count else { break }
+                        let (index, failed) = positions[next]
                         let source = sources[index]
                         // Left to the usual load: no copy (any more), or one that needs no asking.
                         guard !source.isFile, let record = self.cache.record(for: source.description),
@@ -299,8 +335,9 @@ package final class HTTPLoader: OriginalLoading {
                     return answers
                 }
             }
+            var all = PassAnswers()
             for await part in group {
-                for (index, answer) in part.list { all[index] = answer }
+                all.list += part.list
                 all.unchanged += part.unchanged
             }
             return all

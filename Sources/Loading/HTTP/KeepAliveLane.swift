@@ -10,9 +10,12 @@ import Synchronization
 /// event loops and Swift's pool (BENCHMARKS.md, "Every entry revalidated").
 ///
 /// A 304 is handed over once its answer has ended; any other answer at its head, with its body
-/// as a stream that the connection fills before it sends the next request. An item whose
-/// request got no answer (a broken connection, silence past the deadline) is left to the
-/// loader's usual path, which asks again (silence counted as the first attempt).
+/// as a stream that the connection fills before it sends the next request (its reader abandons
+/// it when done: a body left unread closes the connection). An item whose request got no answer
+/// (a broken connection, silence past the deadline) is left to the loader's usual path, which
+/// asks again (silence counted as the first attempt). An answer that says the host is busy or
+/// rate-limiting (`stopsOn`) stops the lane: the rest goes the usual way, with its back-off.
+/// The host is resolved once and every connection goes to that address.
 struct KeepAliveLane<Item: Sendable>: Sendable {
     /// What to send for one item: the request target (path and query) and every header.
     struct Ask: Sendable {
@@ -41,6 +44,8 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
     let answered: @Sendable (Int, Item, HTTPResponseHead, Body?) -> Void
     /// Called on an event loop as each request goes out.
     let sent: @Sendable () -> Void
+    /// The statuses that stop the lane (the host busy or rate-limiting).
+    let stopsOn: @Sendable (Int) -> Bool
     let deadline: TimeAmount
     let connectTimeout: TimeAmount
 
@@ -48,13 +53,22 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
     /// (opened again when the server ends a kept-alive one), and returns the indices left to the
     /// usual path (asked without an answer, or taken by no connection), those of them whose head
     /// did not come within the deadline (the first attempt, failed), and the number of answers.
-    /// Cancelled, the connections stop at their next answer or tick and every item not answered is
-    /// left.
+    /// Cancelled, the connections end at their next tick and every item not answered is left; a
+    /// host that cannot be resolved leaves every item.
     func run(
         connections: Int, on group: any EventLoopGroup, permit: @escaping @Sendable () async -> Bool,
         release: @escaping @Sendable () -> Void
     ) async -> (left: [Int], silent: [Int], answers: Int) {
         let shared = LaneState(count: count)
+        // Resolved off the event loops and the cooperative threads (getaddrinfo blocks).
+        let address: SocketAddress
+        do {
+            address = try await NIOThreadPool.singleton.runIfActive { [host, port] in
+                try SocketAddress.makeAddressResolvingHost(host, port: port)
+            }
+        } catch {
+            return (Array(0..<count), [], 0)
+        }
         let ended = await withTaskCancellationHandler {
             await withTaskGroup(of: LaneEnding.self) { tasks in
                 for _ in 0..<max(1, min(connections, count)) {
@@ -62,7 +76,7 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
                     tasks.addTask {
                         guard await permit() else { return LaneEnding() }
                         defer { release() }
-                        return await self.runConnection(on: loop, shared: shared)
+                        return await self.runConnection(to: address, on: loop, shared: shared)
                     }
                 }
                 var all = LaneEnding()
@@ -70,14 +84,16 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
                 return all
             }
         } onCancel: {
-            shared.stopped.store(true, ordering: .relaxed)
+            shared.cancel()
         }
         return (ended.left + shared.untaken(), ended.silent, shared.answers.load(ordering: .relaxed))
     }
 
     /// One connection after another on `loop`, while the last one ended in a way that asks for
-    /// another (the server closed a connection that had answered).
-    private func runConnection(on loop: any EventLoop, shared: LaneState) async -> LaneEnding {
+    /// another (the server closed a connection that had answered) and items are left.
+    private func runConnection(to address: SocketAddress, on loop: any EventLoop, shared: LaneState) async
+        -> LaneEnding
+    {
         var all = LaneEnding()
         while !shared.stopped.load(ordering: .relaxed) {
             let ended = loop.makePromise(of: LaneEnding.self)
@@ -92,7 +108,7 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
                     }
                 }
             do {
-                _ = try await bootstrap.connect(host: host, port: port).get()
+                _ = try await bootstrap.connect(to: address).get()
             } catch {
                 // Refused or unreachable: the usual path reports it, with its retries.
                 try? await loop.submit { connection.endUnconnected() }.get()
@@ -101,7 +117,7 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
             }
             guard let ending = try? await ended.futureResult.get() else { break }
             all.add(ending)
-            if !ending.reconnect { break }
+            if !ending.reconnect || shared.exhausted { break }
         }
         return all
     }
@@ -124,10 +140,21 @@ struct LaneEnding: Sendable {
 final class LaneState: Sendable {
     let count: Int
     let next = Atomic<Int>(0)
+    /// No more items taken; the requests under way are answered.
     let stopped = Atomic<Bool>(false)
+    /// The connections close at their next tick, answered or not.
+    let cancelled = Atomic<Bool>(false)
     let answers = Atomic<Int>(0)
 
     init(count: Int) { self.count = count }
+
+    func cancel() {
+        stopped.store(true, ordering: .relaxed)
+        cancelled.store(true, ordering: .relaxed)
+    }
+
+    /// Every item taken.
+    var exhausted: Bool { next.load(ordering: .relaxed) >= count }
 
     /// The next item's index, nil when none is left or the lane has stopped.
     func take() -> Int? {
@@ -179,15 +206,16 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
         sendNext(context)
     }
 
-    /// The lane's stop, and the deadline of the head waited for: either ends the connection for
-    /// good, its unanswered request left to the usual path. (A body's limits are its reader's.)
+    /// The deadline of the head waited for, and the lane's cancellation: either ends the
+    /// connection for good, its unanswered request left to the usual path. (A body's limits are
+    /// its reader's, who abandons it when done.)
     private func check(_ context: ChannelHandlerContext) {
         guard !finished else { return }
         if body == nil, let current, .now() - current.sentAt > lane.deadline {
             silent.append(current.index)
             self.current = nil
             finish(context, reconnect: false)
-        } else if shared.stopped.load(ordering: .relaxed) {
+        } else if shared.cancelled.load(ordering: .relaxed) {
             finish(context, reconnect: false)
         }
     }
@@ -228,6 +256,7 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
             self.current = nil
             answers += 1
             shared.answers.add(1, ordering: .relaxed)
+            if lane.stopsOn(Int(head.status.code)) { shared.stopped.store(true, ordering: .relaxed) }
             let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
             // A reader that stops early (a body it refuses) ends the connection.
             let channel = context.channel
@@ -246,7 +275,7 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
                 self.body = nil
                 body.continuation.finish()
                 body.flow.ended(on: context.channel)
-                if body.keepAlive { sendNext(context) } else { finish(context, reconnect: true) }
+                goOn(context, keepAlive: body.keepAlive)
                 return
             }
             guard let current, let head = notModified else { return }
@@ -255,8 +284,14 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
             answers += 1
             shared.answers.add(1, ordering: .relaxed)
             lane.answered(current.index, current.item, head, nil)
-            if head.isKeepAlive { sendNext(context) } else { finish(context, reconnect: true) }
+            goOn(context, keepAlive: head.isKeepAlive)
         }
+    }
+
+    /// After an answer: the next request, or (the server ending the connection, or a body read
+    /// to its close) another connection.
+    private func goOn(_ context: ChannelHandlerContext, keepAlive: Bool) {
+        if keepAlive, context.channel.isActive { sendNext(context) } else { finish(context, reconnect: true) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -313,6 +348,9 @@ struct LaneBody: AsyncSequence, Sendable {
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), flow: flow) }
 
+    /// Done with the body, read or not (``Flow/abandon()``).
+    func abandon() { flow.abandon() }
+
     /// The bytes read but not yet taken, and whether the connection has stopped reading.
     final class Flow: Sendable {
         static let highWater = 4 << 20
@@ -321,6 +359,8 @@ struct LaneBody: AsyncSequence, Sendable {
         private let channel: any Channel
         private let waiting = Atomic<Int>(0)
         private let paused = Atomic<Bool>(false)
+        /// Set on the channel's loop when the body has ended: the connection has gone on.
+        private let over = Atomic<Bool>(false)
 
         init(channel: any Channel) { self.channel = channel }
 
@@ -342,6 +382,7 @@ struct LaneBody: AsyncSequence, Sendable {
 
         /// On the channel's loop, when the body has ended: the connection reads the next answer.
         func ended(on channel: any Channel) {
+            over.store(true, ordering: .sequentiallyConsistent)
             if paused.exchange(false, ordering: .sequentiallyConsistent) {
                 try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
             }
@@ -354,8 +395,19 @@ struct LaneBody: AsyncSequence, Sendable {
             else { return }
             let channel = self.channel
             channel.eventLoop.execute {
+                // Late, after the body ended: the next body's reading is not this one's to start.
+                guard !self.over.load(ordering: .sequentiallyConsistent) else { return }
                 try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
                 channel.read()
+            }
+        }
+
+        /// By the reader, when done with the body (read or not): a body that has not ended closes
+        /// its connection, which would otherwise wait on a reader that has gone.
+        func abandon() {
+            let channel = self.channel
+            channel.eventLoop.execute {
+                if !self.over.load(ordering: .sequentiallyConsistent) { channel.close(promise: nil) }
             }
         }
     }
