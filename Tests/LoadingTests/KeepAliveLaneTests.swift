@@ -20,6 +20,20 @@ import Testing
         return sources
     }
 
+    /// `count` photos cached from a host that then takes every request and says nothing.
+    private static func cachedThenSilent(count: Int) async throws -> (LoaderFixture, [CanonicalURL]) {
+        let silent = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            guard silent.load(ordering: .relaxed) else { return .revalidating(request, photo: 19) }
+            var response = TestHTTPServer.Response.text(200)
+            response.neverAnswer = true
+            return response
+        }
+        let sources = try await cached(fixture, count: count)
+        silent.store(true, ordering: .relaxed)
+        return (fixture, sources)
+    }
+
     private static func refreshing(
         _ fixture: LoaderFixture, _ configure: (inout HTTPLoader.Configuration) -> Void = { _ in }
     )
@@ -194,17 +208,7 @@ import Testing
     /// head's deadline, as the first attempt, and the usual path makes the others; the stale copy
     /// is served with the usual path's warning.
     @Test func aSilentHostGivesTheStaleCopyWithTheUsualWarning() async throws {
-        let silent = Atomic<Bool>(false)
-        let fixture = try await LoaderFixture { request in
-            if silent.load(ordering: .relaxed) {
-                var response = TestHTTPServer.Response.text(200)
-                response.neverAnswer = true
-                return response
-            }
-            return .revalidating(request, photo: 19)
-        }
-        let sources = try await Self.cached(fixture, count: 1)
-        silent.store(true, ordering: .relaxed)
+        let (fixture, sources) = try await Self.cachedThenSilent(count: 1)
         let loader = Self.refreshing(fixture) {
             $0.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(5))
             $0.limits = TransferLimits(
@@ -346,17 +350,7 @@ import Testing
     /// Cancelled while a host keeps silent, the pass ends at the lane's next tick, not at the
     /// head's deadline (30 s here).
     @Test func aCancelledPassEndsWithoutWaitingForTheDeadline() async throws {
-        let silent = Atomic<Bool>(false)
-        let fixture = try await LoaderFixture { request in
-            if silent.load(ordering: .relaxed) {
-                var response = TestHTTPServer.Response.text(200)
-                response.neverAnswer = true
-                return response
-            }
-            return .revalidating(request, photo: 26)
-        }
-        let sources = try await Self.cached(fixture, count: 4)
-        silent.store(true, ordering: .relaxed)
+        let (fixture, sources) = try await Self.cachedThenSilent(count: 4)
         let loader = Self.refreshing(fixture)
         let started = ContinuousClock.now
 
