@@ -335,7 +335,8 @@ import Testing
                 statuses.withLock { $0[index] = head.status.code }
                 body?.abandon()
             },
-            sent: {}, stopsOn: { $0 == 429 }, deadline: .seconds(20), connectTimeout: .seconds(5))
+            sent: {}, stopsOn: { $0 == 429 }, silence: { _ in false }, deadline: .seconds(20),
+            connectTimeout: .seconds(5))
 
         let (left, silent, answers) = await lane.run(
             connections: 1, on: MultiThreadedEventLoopGroup.singleton, permit: { true }, release: {})
@@ -345,6 +346,80 @@ import Testing
         #expect(left.sorted() == Array(1..<10))
         #expect(server.requests.count == 1)
         try await server.shutdown()
+    }
+
+    /// A connection sends its next request only once the reader of the body before is done with
+    /// it: one body at a time in memory, however slow the reader.
+    @Test func theNextRequestWaitsForTheBodysReader() async throws {
+        let server = try await TestHTTPServer(handler: { request in
+            request.path == "/p0.jpg"
+                ? .text(200, "a body") : TestHTTPServer.Response(status: 304, headers: [], body: [])
+        })
+        let held = Mutex<LaneBody?>(nil)
+        let lane = KeepAliveLane<Int>(
+            host: "127.0.0.1", port: server.port, count: 3,
+            prepare: { index in
+                .ask(.init(target: "/p\(index).jpg", headers: ["Host": "127.0.0.1:\(server.port)"]), index)
+            },
+            answered: { _, _, _, body in
+                if let body { held.withLock { $0 = body } }
+            },
+            sent: {}, stopsOn: { _ in false }, silence: { _ in false }, deadline: .seconds(20),
+            connectTimeout: .seconds(5))
+        let run = Task {
+            await lane.run(connections: 1, on: MultiThreadedEventLoopGroup.singleton, permit: { true }, release: {})
+        }
+
+        try await waitUntil { held.withLock { $0 != nil } }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(server.requests.count == 1, "nothing asked while the reader holds the body")
+        let body = try #require(held.withLock { $0 })
+        var bytes = 0
+        for try await chunk in body { bytes += chunk.readableBytes }
+        body.abandon()
+        let (left, silent, answers) = await run.value
+
+        #expect(bytes == 6 && answers == 3 && left.isEmpty && silent.isEmpty)
+        #expect(server.requests.count == 3)
+        try await server.shutdown()
+    }
+
+    /// A silence counts against the host when it happens and the next answer clears the count,
+    /// as request by request on the usual path: two silences with answers between them do not
+    /// make the host rest (its limit here is two), and each silent copy is asked once more.
+    @Test func silencesWithAnswersBetweenThemDoNotMakeTheHostRest() async throws {
+        let later = Atomic<Bool>(false)
+        let fixture = try await LoaderFixture { request in
+            var response = TestHTTPServer.Response.revalidating(request, photo: 27)
+            guard later.load(ordering: .relaxed) else { return response }
+            if request.path == "/p0.jpg" || request.path == "/p9.jpg" {
+                response.neverAnswer = true
+            } else {
+                // The first silence (about 0.5 s in) comes while these answers still come.
+                response.delay = .milliseconds(150)
+            }
+            return response
+        }
+        let sources = try await Self.cached(fixture, count: 10)
+        later.store(true, ordering: .relaxed)
+        let loader = Self.refreshing(fixture) {
+            $0.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(5))
+            $0.limits = TransferLimits(
+                idle: .milliseconds(400), total: .seconds(20), minimumBytesPerSecond: 2_000,
+                grace: .milliseconds(300))
+            $0.hostHealth = HostHealth.Configuration(failureLimit: 2)
+        }
+
+        let result = await loader.revalidateCopies(of: sources, width: 4) { _, _ in }
+
+        for index in [0, 9] {
+            let stale = try #require(try result[index]?.get())
+            #expect(stale.origin == .stale)
+            #expect(stale.warning?.hasPrefix("no answer for 0.4 s") == true, "\(stale.warning ?? "")")
+        }
+        #expect(try (1...8).allSatisfy { try result[$0]?.get().origin == .revalidated })
+        #expect(fixture.server.count("/p0.jpg") == 2 && fixture.server.count("/p9.jpg") == 2)
+        try await fixture.close()
     }
 
     /// Cancelled while a host keeps silent, the pass ends at the lane's next tick, not at the

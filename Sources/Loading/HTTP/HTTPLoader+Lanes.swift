@@ -37,6 +37,12 @@ extension HTTPLoader {
         }
     }
 
+    /// Whether a lane's host has been silent since its last answer (set at the start, so that
+    /// the first answer clears what earlier requests in the build counted against it).
+    final class LaneHealth: Sendable {
+        let since = Atomic<Bool>(true)
+    }
+
     /// A cached copy asked about over a lane: its record and the blob's modification time.
     struct LaneItem: Sendable {
         var record: CacheRecord
@@ -76,6 +82,10 @@ extension HTTPLoader {
                 self.cache.record(for: sources[position].description).flatMap { self.cache.verifiedBlob(of: $0) }
             }
             let hostHeader = first.port.map { "\(Self.bracketed(host)):\($0)" } ?? Self.bracketed(host)
+            // The host's health as the usual path keeps it, request by request: each silence
+            // counts against it when it happens, and the next answer clears the count.
+            let failing = LaneHealth()
+            let limits = configuration.limits
             let lane = KeepAliveLane<LaneItem>(
                 host: host, port: first.port ?? 80, count: positions.count,
                 prepare: { index in
@@ -84,6 +94,7 @@ extension HTTPLoader {
                 answered: { index, item, head, body in
                     let position = positions[index]
                     let source = sources[position]
+                    if failing.since.exchange(false, ordering: .relaxed) { self.health.succeeded(host: key) }
                     guard let body else {
                         let original = self.confirm(source, item: item, head: head)
                         let unchanged =
@@ -110,6 +121,12 @@ extension HTTPLoader {
                 },
                 sent: { self.counter.update { $0.requests += 1 } },
                 stopsOn: { RetryPolicy.isRetryable(status: $0) },
+                silence: { index in
+                    let url = sources[positions[index]].description
+                    self.health.failed(host: key, because: limits.noAnswer(since: TransferMeter(), url: url))
+                    failing.since.store(true, ordering: .relaxed)
+                    return (try? self.health.check(host: key, displayName: host, url: url)) == nil
+                },
                 deadline: TimeAmount(configuration.limits.headDeadline),
                 connectTimeout: .seconds(5))
             lanes.append((key, lane, positions))
@@ -122,7 +139,7 @@ extension HTTPLoader {
                     let hostLimit = hostLimit(forKey: key)
                     let global = self.global
                     tasks.addTask {
-                        let (left, silent, answers) = await lane.run(
+                        let (left, silent, _) = await lane.run(
                             connections: perHost, on: MultiThreadedEventLoopGroup.singleton,
                             permit: {
                                 guard (try? await hostLimit.acquire()) != nil else { return false }
@@ -136,13 +153,11 @@ extension HTTPLoader {
                                 global.release()
                                 hostLimit.release()
                             })
-                        if answers > 0 { self.health.succeeded(host: key) }
                         // Silence past the head's deadline: the first attempt, failed as the
-                        // client's would, and counted against the host as its silence is.
+                        // client's would (and counted against the host when it happened).
                         let unheard = silent.map { index in
                             let position = positions[index]
                             let error = limits.noAnswer(since: TransferMeter(), url: sources[position].description)
-                            self.health.failed(host: key, because: error)
                             return (position, Optional(error))
                         }
                         return left.map { (positions[$0], nil) } + unheard

@@ -10,8 +10,9 @@ import Synchronization
 /// event loops and Swift's pool (BENCHMARKS.md, "Every entry revalidated").
 ///
 /// A 304 is handed over once its answer has ended; any other answer at its head, with its body
-/// as a stream that the connection fills before it sends the next request (its reader abandons
-/// it when done: a body left unread closes the connection). An item whose request got no answer
+/// as a stream that the connection fills; the next request waits for the reader to be done with
+/// it (one body at a time in memory, as a request through the client holds its slot until its
+/// body is stored), and a body its reader leaves unread closes the connection. An item whose request got no answer
 /// (a broken connection, silence past the deadline) is left to the loader's usual path, which
 /// asks again (silence counted as the first attempt). An answer that says the host is busy or
 /// rate-limiting (`stopsOn`) stops the lane: the rest goes the usual way, with its back-off.
@@ -46,6 +47,9 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
     let sent: @Sendable () -> Void
     /// The statuses that stop the lane (the host busy or rate-limiting).
     let stopsOn: @Sendable (Int) -> Bool
+    /// Called on an event loop when the head of the item at an index has not come within the
+    /// deadline; true stops the lane (the host now rests after failures).
+    let silence: @Sendable (Int) -> Bool
     let deadline: TimeAmount
     let connectTimeout: TimeAmount
 
@@ -95,7 +99,7 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
         -> LaneEnding
     {
         var all = LaneEnding()
-        while !shared.stopped.load(ordering: .relaxed) {
+        while !shared.stopped.load(ordering: .relaxed), !shared.exhausted {
             let ended = loop.makePromise(of: LaneEnding.self)
             let connection = LaneConnection(lane: self, shared: shared, ended: ended)
             let bootstrap = ClientBootstrap(group: loop)
@@ -184,6 +188,9 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
     private var notModified: HTTPResponseHead?
     /// Another answer's body, being read; its head says whether the connection stays open.
     private var body: (continuation: LaneBody.Continuation, flow: LaneBody.Flow, keepAlive: Bool)?
+    /// A body has ended and its reader is not done with it yet: whether the connection stays
+    /// open once it is.
+    private var waitingForReader: Bool?
     private var left: [Int] = []
     private var silent: [Int] = []
     private var answers = 0
@@ -214,6 +221,7 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
         if body == nil, let current, .now() - current.sentAt > lane.deadline {
             silent.append(current.index)
             self.current = nil
+            if lane.silence(current.index) { shared.stopped.store(true, ordering: .relaxed) }
             finish(context, reconnect: false)
         } else if shared.cancelled.load(ordering: .relaxed) {
             finish(context, reconnect: false)
@@ -263,7 +271,11 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
             continuation.onTermination = { termination in
                 if case .cancelled = termination { channel.close(promise: nil) }
             }
-            let flow = LaneBody.Flow(channel: channel)
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let flow = LaneBody.Flow(channel: channel) {
+                let (connection, context) = loopBound.value
+                connection.readerDone(context)
+            }
             body = (continuation, flow, head.isKeepAlive)
             lane.answered(current.index, current.item, head, LaneBody(stream: stream, flow: flow))
         case .body(let bytes):
@@ -275,7 +287,7 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
                 self.body = nil
                 body.continuation.finish()
                 body.flow.ended(on: context.channel)
-                goOn(context, keepAlive: body.keepAlive)
+                waitingForReader = body.keepAlive
                 return
             }
             guard let current, let head = notModified else { return }
@@ -286,6 +298,13 @@ final class LaneConnection<Item: Sendable>: ChannelInboundHandler, @unchecked Se
             lane.answered(current.index, current.item, head, nil)
             goOn(context, keepAlive: head.isKeepAlive)
         }
+    }
+
+    /// On the loop, when the reader of a body that has ended is done with it.
+    private func readerDone(_ context: ChannelHandlerContext) {
+        guard !finished, let keepAlive = waitingForReader else { return }
+        waitingForReader = nil
+        goOn(context, keepAlive: keepAlive)
     }
 
     /// After an answer: the next request, or (the server ending the connection, or a body read
@@ -357,12 +376,17 @@ struct LaneBody: AsyncSequence, Sendable {
         static let lowWater = 1 << 20
 
         private let channel: any Channel
+        /// Run on the channel's loop when the reader is done with a body that has ended.
+        private let done: @Sendable () -> Void
         private let waiting = Atomic<Int>(0)
         private let paused = Atomic<Bool>(false)
         /// Set on the channel's loop when the body has ended: the connection has gone on.
         private let over = Atomic<Bool>(false)
 
-        init(channel: any Channel) { self.channel = channel }
+        init(channel: any Channel, done: @escaping @Sendable () -> Void = {}) {
+            self.channel = channel
+            self.done = done
+        }
 
         /// On the channel's loop, as bytes arrive: past the high water, reading stops. Paused
         /// first and checked again after, so that a reader who took everything in between is not
@@ -380,12 +404,13 @@ struct LaneBody: AsyncSequence, Sendable {
             }
         }
 
-        /// On the channel's loop, when the body has ended: the connection reads the next answer.
+        /// On the channel's loop, when the body has ended: the connection will read the next
+        /// answer. (Reading is turned on whatever `paused` says: a reader that drained the body
+        /// just before may have cleared it, and its resume is then skipped as late.)
         func ended(on channel: any Channel) {
             over.store(true, ordering: .sequentiallyConsistent)
-            if paused.exchange(false, ordering: .sequentiallyConsistent) {
-                try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
-            }
+            paused.store(false, ordering: .sequentiallyConsistent)
+            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
         }
 
         /// By the reader, as it takes bytes: under the low water, reading starts again.
@@ -402,12 +427,17 @@ struct LaneBody: AsyncSequence, Sendable {
             }
         }
 
-        /// By the reader, when done with the body (read or not): a body that has not ended closes
-        /// its connection, which would otherwise wait on a reader that has gone.
+        /// By the reader, when done with the body (read or not): a body that has ended lets its
+        /// connection send the next request; one that has not closes the connection, which would
+        /// otherwise wait on a reader that has gone.
         func abandon() {
             let channel = self.channel
             channel.eventLoop.execute {
-                if !self.over.load(ordering: .sequentiallyConsistent) { channel.close(promise: nil) }
+                if self.over.load(ordering: .sequentiallyConsistent) {
+                    self.done()
+                } else {
+                    channel.close(promise: nil)
+                }
             }
         }
     }
