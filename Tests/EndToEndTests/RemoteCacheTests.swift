@@ -329,4 +329,20 @@ import Testing
             environment: ["CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "3"])
         #expect(gitlab.status == 2 && gitlab.standardError.contains("--remote-cache"), "\(gitlab.standardError)")
     }
+
+    /// The store these tests run: a port found free but taken before nginx binds it (here by the
+    /// photo host, which answers 404 to what it does not know, as to every PUT) is passed over
+    /// for another, and the build's objects reach nginx, not the server on that port.
+    @Test func aPortTakenBeforeNginxBindsItIsPassedOver() async throws {
+        let upstream = try await Upstream(count: 2)
+        var offered = [upstream.server.port]
+        let nginx = try NginxStore(ports: { offered.isEmpty ? try NginxStore.freePort() : offered.removeFirst() })
+        #expect(nginx.port != upstream.server.port)
+
+        let run = try await build(try site(upstream, remote: nginx.url))
+
+        #expect(run.command.status == 0 && run.warnings.isEmpty, "\(run.warnings)")
+        #expect(nginx.log.contains { $0.method == "PUT" && $0.status == 201 }, "\(nginx.log)")
+        #expect(!upstream.server.requests.contains { $0.path.hasPrefix("/cache/") })
+    }
 }

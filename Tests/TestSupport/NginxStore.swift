@@ -27,25 +27,55 @@ public final class NginxStore: Sendable {
     /// The remote cache's URL, for `remote_cache:`.
     public var url: String { "http://127.0.0.1:\(port)/cache/" }
 
-    public init(failing: Int? = nil) throws {
+    /// `ports` names the ports to try (free ones by default).
+    public init(failing: Int? = nil, ports: () throws -> Int = NginxStore.freePort) throws {
         // nginx may serve as another user: nothing under /root, and folders it may write.
         folder = try TemporaryDirectory("gallerygen-nginx")
         self.failing = failing
-        port = try Self.freePort()
         for name in ["store", "tmp", "logs"] {
             try FileManager.default.createDirectory(at: folder.file(name), withIntermediateDirectories: true)
             chmod(folder.file(name).path, 0o777)
         }
         chmod(folder.url.path, 0o755)
-        try start()
+        // A port found free can be taken before nginx binds it, by a server of a test running
+        // beside this one, which then answers in nginx's place (the likely cause of a 404 to
+        // every PUT, seen once): nginx is started on fresh ports until it listens on one itself.
+        var attempts = 0
+        while true {
+            let port = try ports()
+            do {
+                let nginx = try Self.launch(folder: folder, port: port, failing: failing)
+                self.port = port
+                process.withLock { $0 = nginx }
+                return
+            } catch let error as PortTaken {
+                attempts += 1
+                if attempts == 5 { throw TestPartError("nginx found no free port: \(error.log)") }
+            }
+        }
+    }
+
+    private struct PortTaken: Error {
+        var log: String
     }
 
     deinit {
         stop()
     }
 
-    /// Starts nginx (again, after ``stop()``) and waits until it accepts connections.
+    /// Starts nginx again, after ``stop()``, on its port, and waits until it accepts connections.
     public func start() throws {
+        do {
+            let nginx = try Self.launch(folder: folder, port: port, failing: failing)
+            process.withLock { $0 = nginx }
+        } catch let error as PortTaken {
+            throw TestPartError("nginx could not have its port \(port) again: \(error.log)")
+        }
+    }
+
+    /// Runs nginx on `port` and returns once it listens there: once it has written its pid file,
+    /// which it does after binding its sockets, and the port accepts connections.
+    private static func launch(folder: TemporaryDirectory, port: Int, failing: Int?) throws -> Process {
         let root = folder.url.path
         let location =
             failing.map { "return \($0);" }
@@ -79,16 +109,30 @@ public final class NginxStore: Sendable {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else {
             throw TestPartError("nginx is not installed: run `make test`, which installs nginx-light")
         }
+        // What nginx logs from now on (the log is kept over restarts).
+        let logFile = folder.file("logs/error.log")
+        let logged = (try? Data(contentsOf: logFile).count) ?? 0
+        let log = { String(decoding: ((try? Data(contentsOf: logFile)) ?? Data()).dropFirst(logged), as: UTF8.self) }
+        let pidFile = folder.file("nginx.pid")
+        try? FileManager.default.removeItem(at: pidFile)
         try nginx.run()
-        process.withLock { $0 = nginx }
+        func ended() {
+            kill(nginx.processIdentifier, SIGKILL)
+            nginx.waitUntilExit()
+        }
         for _ in 0..<400 {
-            if Self.accepts(port: port) { return }
-            guard nginx.isRunning else {
-                let log = (try? String(contentsOf: folder.file("logs/error.log"), encoding: .utf8)) ?? ""
-                throw TestPartError("nginx did not start: \(log)")
+            let pid = (try? String(contentsOf: pidFile, encoding: .utf8))?.trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            if pid == String(nginx.processIdentifier), accepts(port: port) { return nginx }
+            // nginx tries a taken port for 2.5 s before it gives up.
+            if log().contains("Address already in use") {
+                ended()
+                throw PortTaken(log: log())
             }
+            guard nginx.isRunning else { throw TestPartError("nginx did not start: \(log())") }
             usleep(10_000)
         }
+        ended()
         throw TestPartError("nginx did not listen on port \(port)")
     }
 
