@@ -740,7 +740,9 @@
   function close() {
     if (pushed) {
       pushed = false;
-      history.back(); /* popstate dismisses */
+      /* Closed now, not when history answers (a round trip): popstate finds it closing. */
+      dismiss();
+      history.back();
     } else {
       var index = current;
       dismiss();
