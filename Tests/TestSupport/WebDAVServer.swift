@@ -17,10 +17,42 @@ public final class WebDAVServer: Sendable {
     public var root: URL { folder.file("share") }
     public var url: String { "http://127.0.0.1:\(port)/" }
 
-    public init(user: String? = nil, password: String? = nil) throws {
+    /// `ports` names the ports to try (free ones by default).
+    public init(user: String? = nil, password: String? = nil, ports: () throws -> Int = NginxStore.freePort) throws {
         folder = try TemporaryDirectory("gallerygen-webdav")
         try FileManager.default.createDirectory(at: folder.file("share"), withIntermediateDirectories: true)
-        port = try NginxStore.freePort()
+        let wsgidav = try TestPython.interpreter().deletingLastPathComponent().appendingPathComponent("wsgidav")
+        guard FileManager.default.isExecutableFile(atPath: wsgidav.path) else {
+            throw TestPartError("no wsgidav at \(wsgidav.path): run `make test`, which installs it")
+        }
+        // A port found free can be taken before WsgiDAV binds it, by a server of a test running
+        // beside this one: WsgiDAV counts as started once it listens on the port itself, and a
+        // port it could not have is passed over for another.
+        var attempts = 0
+        while true {
+            let port = try ports()
+            let process = try Self.launch(wsgidav, folder: folder, port: port, user: user, password: password)
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < deadline,
+                !(NginxStore.accepts(port: port) && TestSockets.listens(process: process.processIdentifier, port: port))
+            {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            if process.isRunning, Date() < deadline {
+                self.port = port
+                self.process = process
+                return
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            attempts += 1
+            if attempts == 5 { throw TestPartError("wsgidav did not start (last on port \(port))") }
+        }
+    }
+
+    private static func launch(
+        _ wsgidav: URL, folder: TemporaryDirectory, port: Int, user: String?, password: String?
+    ) throws -> Process {
         var configuration = """
             host: 127.0.0.1
             port: \(port)
@@ -46,24 +78,13 @@ public final class WebDAVServer: Sendable {
             configuration += "simple_dc:\n  user_mapping:\n    \"*\": true\n"
         }
         let file = try folder.write(configuration, to: "wsgidav.yaml")
-        let wsgidav = try TestPython.interpreter().deletingLastPathComponent().appendingPathComponent("wsgidav")
-        guard FileManager.default.isExecutableFile(atPath: wsgidav.path) else {
-            throw TestPartError("no wsgidav at \(wsgidav.path): run `make test`, which installs it")
-        }
-        process = Process()
+        let process = Process()
         process.executableURL = wsgidav
         process.arguments = ["-c", file.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while !NginxStore.accepts(port: port) {
-            guard process.isRunning, Date() < deadline else {
-                process.terminate()
-                throw TestPartError("wsgidav did not start on port \(port)")
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        return process
     }
 
     /// Writes `data` at `path` under the share, making its folders.
