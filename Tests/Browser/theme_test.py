@@ -529,7 +529,7 @@ def main():
             last_slug = slug_of(driver.current_url)
             driver.switch_to.active_element.send_keys(Keys.ESCAPE)
             closed = wait_until(lambda: not driver.execute_script(
-                "return document.querySelector('dialog.viewer').open"))
+                "return document.querySelector('dialog.viewer').open") and driver.current_url.split("#")[0] == url)
             focused = driver.execute_script(
                 "return document.activeElement.closest('li') && document.activeElement.closest('li').id")
             check("Escape closes the viewer and gives focus back to the tile",
@@ -598,7 +598,9 @@ def main():
                 wait_until(lambda: driver.execute_script(sharp))
                 play_hidden = driver.execute_script("return document.querySelector('.viewer .play').hidden")
                 driver.switch_to.active_element.send_keys(Keys.ESCAPE)
-                wait_until(lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open"))
+                # Closed at once, and back at the grid's address once the history answers.
+                wait_until(lambda: not driver.execute_script("return document.querySelector('dialog.viewer').open")
+                           and driver.current_url.split("#")[0] == url)
                 made = driver.execute_script("return window.__animations")
                 if reduce:
                     check("under prefers-reduced-motion: no animation, no slideshow", made == [] and play_hidden, made)

@@ -737,10 +737,12 @@
     animation.oncancel = finish;
   }
 
+  var leaving = false;
   function close() {
     if (pushed) {
       pushed = false;
-      /* Closed now, not when history answers (a round trip): popstate finds it closing. */
+      /* Closed now, not on popstate (a round trip); a tile's click meanwhile is its link's. */
+      leaving = true;
       dismiss();
       history.back();
     } else {
@@ -752,7 +754,7 @@
 
   links.forEach(function (link, index) {
     link.addEventListener("click", function (event) {
-      if (event.button !== 0 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (leaving || event.button !== 0 || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       event.preventDefault();
       history.pushState({ gallerygenViewer: index }, "", photos[index].page);
       pushed = true;
@@ -762,6 +764,7 @@
 
   window.addEventListener("popstate", function (event) {
     var state = event.state;
+    leaving = false;
     if (state && typeof state.gallerygenViewer === "number" && photos[state.gallerygenViewer]) {
       pushed = true;
       open(state.gallerygenViewer);
