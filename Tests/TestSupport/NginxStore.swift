@@ -117,7 +117,8 @@ public final class NginxStore: Sendable {
         try? FileManager.default.removeItem(at: pidFile)
         try nginx.run()
         func ended() {
-            kill(nginx.processIdentifier, SIGKILL)
+            // Not once it has ended on its own: its pid may be another process's by now.
+            if nginx.isRunning { kill(nginx.processIdentifier, SIGKILL) }
             nginx.waitUntilExit()
         }
         for _ in 0..<400 {

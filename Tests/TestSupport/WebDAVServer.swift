@@ -33,20 +33,26 @@ public final class WebDAVServer: Sendable {
             let port = try ports()
             let process = try Self.launch(wsgidav, folder: folder, port: port, user: user, password: password)
             let deadline = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < deadline,
-                !(NginxStore.accepts(port: port) && TestSockets.listens(process: process.processIdentifier, port: port))
-            {
-                Thread.sleep(forTimeInterval: 0.05)
+            var ready = false
+            while process.isRunning, Date() < deadline, !ready {
+                ready =
+                    NginxStore.accepts(port: port)
+                    && TestSockets.listens(process: process.processIdentifier, port: port)
+                if !ready { Thread.sleep(forTimeInterval: 0.05) }
             }
-            if process.isRunning, Date() < deadline {
+            if ready {
                 self.port = port
                 self.process = process
                 return
             }
-            kill(process.processIdentifier, SIGKILL)
+            // Not once it has ended on its own: its pid may be another process's by now.
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
             attempts += 1
-            if attempts == 5 { throw TestPartError("wsgidav did not start (last on port \(port))") }
+            if attempts == 5 {
+                let log = (try? String(contentsOf: folder.file("wsgidav.log"), encoding: .utf8)) ?? ""
+                throw TestPartError("wsgidav did not start (last on port \(port)): \(log.suffix(2_000))")
+            }
         }
     }
 
@@ -82,7 +88,10 @@ public final class WebDAVServer: Sendable {
         process.executableURL = wsgidav
         process.arguments = ["-c", file.path]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        // What it says, kept for the error when it cannot start (this try's alone).
+        let log = folder.file("wsgidav.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         return process
     }
