@@ -72,23 +72,4 @@ import Testing
         #expect("\(error.map { "\($0)" } ?? "")".contains("401"), "\(String(describing: error))")
         withExtendedLifetime(dav) {}
     }
-
-    /// The server these tests run: a port found free but taken before WsgiDAV binds it (here by
-    /// a photo host) is passed over, and the share is served from another.
-    @Test func aPortTakenBeforeTheServerBindsItIsPassedOver() async throws {
-        let squatter = try await Upstream(count: 1)
-        var offered = [squatter.server.port]
-        let dav = try WebDAVServer(ports: { offered.isEmpty ? try NginxStore.freePort() : offered.removeFirst() })
-        #expect(dav.port != squatter.server.port)
-        try dav.put(Data(TestPhotos.jpeg(1)), at: "gallery/a.jpg")
-        let site = try FixtureSite(count: 0)
-        try site.folder.write(
-            "title: Shared\nfeed:\n  url: \(dav.url)gallery\n  format: webdav\nimages:\n  widths: [48]\n",
-            to: "gallery.yml")
-
-        let result = try await build(site)
-
-        #expect(result.report.counts.photos == 1 && result.report.counts.failed == 0, "\(result.report.counts)")
-        #expect(squatter.server.requests.isEmpty)
-    }
 }
