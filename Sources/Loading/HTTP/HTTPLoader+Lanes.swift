@@ -65,6 +65,7 @@ extension HTTPLoader {
         _ byOrigin: [String: [Int]], of sources: [CanonicalURL], answered: @escaping @Sendable (Int, Original?) -> Void
     ) async -> PassAnswers {
         guard !byOrigin.isEmpty else { return PassAnswers() }
+        let limits = configuration.limits
         var resting: [(position: Int, failed: LoadingError?)] = []
         var lanes: [(key: String, lane: KeepAliveLane<LaneItem>, positions: [Int])] = []
         let results = LaneResults()
@@ -85,7 +86,6 @@ extension HTTPLoader {
             // The host's health as the usual path keeps it, request by request: each silence
             // counts against it when it happens, and the next answer clears the count.
             let failing = LaneHealth()
-            let limits = configuration.limits
             let lane = KeepAliveLane<LaneItem>(
                 host: host, port: first.port ?? 80, count: positions.count,
                 prepare: { index in
@@ -97,9 +97,7 @@ extension HTTPLoader {
                     if failing.since.exchange(false, ordering: .relaxed) { self.health.succeeded(host: key) }
                     guard let body else {
                         let original = self.confirm(source, item: item, head: head)
-                        let unchanged =
-                            original.validators == item.record.validators
-                            && original.contentType == item.record.contentType
+                        let unchanged = Self.leftAsItWas(item.record, after: original)
                         results.heard.withLock { heard in
                             heard.list.append((position, .success(original)))
                             if unchanged { heard.unchanged += 1 }
@@ -127,12 +125,11 @@ extension HTTPLoader {
                     failing.since.store(true, ordering: .relaxed)
                     return (try? self.health.check(host: key, displayName: host, url: url)) == nil
                 },
-                deadline: TimeAmount(configuration.limits.headDeadline),
+                deadline: TimeAmount(limits.headDeadline),
                 connectTimeout: .seconds(5))
             lanes.append((key, lane, positions))
         }
         let perHost = max(1, configuration.perHost)
-        let limits = configuration.limits
         let left = await withTaskCancellationHandler {
             let left = await withTaskGroup(of: [(position: Int, failed: LoadingError?)].self) { tasks in
                 for (key, lane, positions) in lanes {
@@ -190,7 +187,7 @@ extension HTTPLoader {
     /// copy replaced, a stale copy with a warning, a failure, or another attempt (a retry, a
     /// redirect). The body is abandoned when done with, read or not.
     private func answer(
-        from head: HTTPResponseHead, body: KeepAliveLane<LaneItem>.Body, source: CanonicalURL, item: LaneItem
+        from head: HTTPResponseHead, body: LaneBody, source: CanonicalURL, item: LaneItem
     ) async -> LaneAnswer {
         defer { body.abandon() }
         let url = source.url

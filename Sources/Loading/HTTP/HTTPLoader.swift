@@ -321,11 +321,7 @@ package final class HTTPLoader: OriginalLoading {
                             let original = try await self.revalidate(
                                 source, copy: record, blobModified: blobModified, expectsImage: true, after: failed)
                             answers.list.append((index, .success(original)))
-                            if original.origin == .revalidated, original.sha256 == record.sha256,
-                                original.validators == record.validators, original.contentType == record.contentType
-                            {
-                                answers.unchanged += 1
-                            }
+                            if Self.leftAsItWas(record, after: original) { answers.unchanged += 1 }
                             answered(index, original.sha256 == record.sha256 ? nil : original)
                         } catch {
                             answers.list.append((index, .failure(error)))
@@ -518,6 +514,14 @@ package final class HTTPLoader: OriginalLoading {
                 number += 1
             }
         }
+    }
+
+    /// Whether asking about `record`'s copy left it as the cache had it: `original` confirmed by
+    /// the host (a 304), with the same bytes, validators and type. The worker's pass and the
+    /// lanes count these as the answers that changed nothing.
+    static func leftAsItWas(_ record: CacheRecord, after original: Original) -> Bool {
+        original.origin == .revalidated && original.sha256 == record.sha256
+            && original.validators == record.validators && original.contentType == record.contentType
     }
 
     static func hostKey(_ url: URL) -> String {

@@ -24,8 +24,6 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
         var headers: HTTPHeaders
     }
 
-    typealias Body = LaneBody
-
     enum Step: Sendable {
         /// Send this; `item` goes back to ``answered`` with the answer.
         case ask(Ask, Item)
@@ -42,7 +40,7 @@ struct KeepAliveLane<Item: Sendable>: Sendable {
     let prepare: @Sendable (Int) -> Step
     /// Called on an event loop with each answer: a 304 once it has ended (no body), any other
     /// at its head, with its body to come.
-    let answered: @Sendable (Int, Item, HTTPResponseHead, Body?) -> Void
+    let answered: @Sendable (Int, Item, HTTPResponseHead, LaneBody?) -> Void
     /// Called on an event loop as each request goes out.
     let sent: @Sendable () -> Void
     /// The statuses that stop the lane (the host busy or rate-limiting).
