@@ -34,10 +34,18 @@ public struct CommandRun: Sendable {
         let environment = ProcessInfo.processInfo.environment.filter { variable in
             !foreign.contains { variable.key.hasPrefix($0) }
         }.merging(environment) { $1 }
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await running(binary, arguments, in: directory, environment: environment)
+    }
+
+    /// ``run(_:_:in:environment:)`` waited for on a thread of its own, off the test's cooperative
+    /// threads (a tool such as exiftool, run by an async test).
+    public static func running(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil
+    ) async throws -> CommandRun {
+        try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(
-                    with: Result { try run(binary, arguments, in: directory, environment: environment) })
+                    with: Result { try run(executable, arguments, in: directory, environment: environment) })
             }.start()
         }
     }

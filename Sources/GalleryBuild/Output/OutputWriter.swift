@@ -19,8 +19,9 @@ struct OutputFile: Sendable {
         /// existing file of that name, size and hash is the same file.
         case copy(of: URL, size: Int64, sha256: String? = nil)
         /// A file whose name says its content, made by `make` at the path it is given (a new
-        /// file): an existing file of that name and size is the same file.
-        case made(size: Int64, make: @Sendable (URL) throws -> Void)
+        /// file): an existing file of that name and size is the same file, and of that hash too
+        /// when its SHA-256 is given.
+        case made(size: Int64, sha256: String? = nil, make: @Sendable (URL) throws -> Void)
     }
 
     /// Relative to the output folder.
@@ -180,7 +181,7 @@ struct OutputWriter {
                 switch file.content {
                 case .bytes: continue
                 case .copy(let from, let bytes, let hash): (source, size, sha256, make) = (from, bytes, hash, nil)
-                case .made(let bytes, let maker): (source, size, sha256, make) = (nil, bytes, nil, maker)
+                case .made(let bytes, let hash, let maker): (source, size, sha256, make) = (nil, bytes, hash, maker)
                 }
                 let target = writer.directory.appendingPathComponent(file.path)
                 let fingerprint = sha256.flatMap(PageFingerprint.init(hexText:))

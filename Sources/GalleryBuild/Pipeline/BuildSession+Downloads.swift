@@ -21,15 +21,17 @@ extension BuildSession {
     static let originalsFolder = "originals/"
     /// The folder albums' zips go to, each named by the hash of what it holds.
     static let zipsFolder = "downloads/"
-    /// Part of the name of an original with its place removed: a new ``PlaceRemover`` that
-    /// writes other bytes gets a new number, and so new names.
-    static let placeRemovedSuffix = "-np1"
+    /// Part of the name of an original published without its place: a new ``OriginalCleaner``
+    /// that writes other bytes gets a new version, and so new names.
+    static let placeRemovedSuffix = "-c\(OriginalCleaner.version)"
 
     /// Decides each photo's download. Originals come from the cache, else from the output where
-    /// the last build put them (`previous`, its file list), else are fetched again (a seeded or
-    /// shared build never had their bytes; a `no-store` one was let go). Where an original cannot
-    /// be published (its place cannot be removed, it cannot be fetched), the photo's largest
-    /// rendition is offered instead, with a warning.
+    /// the last build put them (`previous`, its file list; checked by their bytes), else are
+    /// fetched again (a seeded or shared build never had their bytes; a `no-store` one was let
+    /// go). Unless `location: exact`, a JPEG original is published as ``OriginalCleaner`` keeps
+    /// it. Where an original cannot be published (its metadata cannot be read whole, it is not a
+    /// JPEG, it cannot be fetched), the photo's largest rendition is offered instead, with a
+    /// warning.
     func planDownloads(photos: [Photo], outcomes: [Int: PhotoOutcome], previous: [String]?) async -> PlannedDownloads {
         var plan = PlannedDownloads()
         guard config.downloads != .off else { return plan }
@@ -84,18 +86,6 @@ extension BuildSession {
         notJPEG: inout [String], name: String
     ) async -> Download? {
         let size = original.byteCount
-        // In place as the last build published it: not read, not fetched.
-        if let published, FileStatus(layout.outputDirectory.appendingPathComponent(published))?.size == size {
-            let kind = OriginalKind.allCases.first { published.hasSuffix("." + $0.fileExtension) }
-            // Should it be gone by the time it is written, it is made again, never copied raw.
-            plan.files.append(
-                OutputFile(
-                    path: published,
-                    content: removesPlace
-                        ? Self.withoutPlace(original.file, size: size, name: name)
-                        : .copy(of: original.file, size: size, sha256: original.sha256)))
-            return Download(path: published, fileName: "", byteCount: size, kind: kind?.label ?? "File")
-        }
         let hinted = Self.hintedKind(of: original)
         if removesPlace, let hinted, hinted != .jpeg {
             notJPEG.append(name)
@@ -103,6 +93,14 @@ extension BuildSession {
         }
         var file = original.file
         if FileStatus(file)?.isRegularFile != true {
+            // In place as the last build published it, checked by its bytes: not fetched.
+            if let published,
+                let kept = Self.publishedInPlace(
+                    published, in: layout.outputDirectory, sha256: original.sha256, cleaned: removesPlace)
+            {
+                plan.files.append(kept.file)
+                return kept.download
+            }
             do {
                 let fresh = try await loader.freshCopy(of: original)
                 guard fresh.sha256 == original.sha256 else {
@@ -127,38 +125,67 @@ extension BuildSession {
                 notJPEG.append(name)
                 return nil
             }
-            // Tried now, so that a file it cannot clean is a warning, not a failed write.
+            // Cleaned now, so that a file that cannot be is a warning, not a failed write, and so
+            // that the copy in place is checked by its hash.
             guard let bytes = try? [UInt8](Data(contentsOf: file)), bytes.count == size,
-                PlaceRemover.removingPlace(fromJPEG: bytes) != nil
+                let cleaned = OriginalCleaner.cleaned(jpeg: bytes)
             else {
                 plan.warnings.append(
-                    "\(name): where it was taken cannot be removed from it for sure (its metadata is not all where "
-                        + "gallerygen cleans it); its largest rendition is offered for download instead")
+                    "\(name): its metadata cannot be read whole, so what it says (where it was taken among it) "
+                        + "cannot be sorted for sure; its largest rendition is offered for download instead")
                 return nil
             }
             let path = Self.originalsFolder + key + ".jpg"
-            plan.files.append(OutputFile(path: path, content: Self.withoutPlace(file, size: size, name: name)))
-            return Download(path: path, fileName: "", byteCount: size, kind: kind.label)
+            let cleanedSize = Int64(cleaned.count)
+            let source = file
+            plan.files.append(
+                OutputFile(
+                    path: path,
+                    content: .made(size: cleanedSize, sha256: sha256Hex(of: Data(cleaned))) { target in
+                        try Self.writeCleaned(source, size: size, to: target, name: name)
+                    }))
+            return Download(path: path, fileName: "", byteCount: cleanedSize, kind: kind.label)
         }
         let path = Self.originalsFolder + key + "." + kind.fileExtension
         plan.files.append(OutputFile(path: path, content: .copy(of: file, size: size, sha256: original.sha256)))
         return Download(path: path, fileName: "", byteCount: size, kind: kind.label)
     }
 
-    /// `file` written without where it was taken (``PlaceRemover``), or an error: never as it is.
-    static func withoutPlace(_ file: URL, size: Int64, name: String) -> OutputFile.Content {
-        .made(size: size) { target in
-            let bytes = try [UInt8](Data(contentsOf: file))
-            guard bytes.count == size, let cleaned = PlaceRemover.removingPlace(fromJPEG: bytes) else {
-                throw CocoaError(
-                    .fileReadCorruptFile,
-                    userInfo: [
-                        NSFilePathErrorKey: file.path,
-                        NSLocalizedDescriptionKey: "\(name): its original changed while the site was built",
-                    ])
-            }
-            try Data(cleaned).write(to: target)
+    /// The file the last build published at `published`, when its bytes are what this build would
+    /// publish: the original itself (`sha256`), or with `cleaned` a copy that ``OriginalCleaner``
+    /// made (cleaning it again changes nothing). A file swapped in at the same name and size is
+    /// not taken.
+    static func publishedInPlace(_ published: String, in output: URL, sha256: String, cleaned: Bool) -> (
+        file: OutputFile, download: Download
+    )? {
+        let url = output.appendingPathComponent(published)
+        guard FileStatus(url)?.isRegularFile == true, let data = try? Data(contentsOf: url) else { return nil }
+        let hash = sha256Hex(of: data)
+        if cleaned {
+            let bytes = [UInt8](data)
+            guard OriginalCleaner.cleaned(jpeg: bytes) == bytes else { return nil }
+        } else {
+            guard hash == sha256 else { return nil }
         }
+        let kind = OriginalKind.allCases.first { published.hasSuffix("." + $0.fileExtension) }
+        return (
+            OutputFile(path: published, content: .copy(of: url, size: Int64(data.count), sha256: hash)),
+            Download(path: published, fileName: "", byteCount: Int64(data.count), kind: kind?.label ?? "File")
+        )
+    }
+
+    /// Writes `file` as ``OriginalCleaner`` keeps it, or throws: never as it is.
+    static func writeCleaned(_ file: URL, size: Int64, to target: URL, name: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: file))
+        guard bytes.count == size, let cleaned = OriginalCleaner.cleaned(jpeg: bytes) else {
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [
+                    NSFilePathErrorKey: file.path,
+                    NSLocalizedDescriptionKey: "\(name): its original changed while the site was built",
+                ])
+        }
+        try Data(cleaned).write(to: target)
     }
 
     /// The kind an original's answer or address says it is, without reading it.
