@@ -89,19 +89,22 @@ package struct BuildResult: Sendable {
         failure(strict: strict) != nil
     }
 
-    /// Why the build counts as failed, or nil: a site that shows no photo at all (every photo
-    /// failed, or the feed had no usable entry) whatever `max_failures` says; with `--strict`,
+    /// Why the build counts as failed, or nil: a site that would show no photo at all (every photo
+    /// failed, or the feed had no usable entry; such a build writes nothing) whatever
+    /// `max_failures` says; with `--strict`,
     /// any failure or stale copy; otherwise more failures than `max_failures`.
     package func failure(strict: Bool) -> String? {
         let counts = report.counts
+        // Such a build wrote nothing (``BuildReport/outputKept``): the site stays as it was.
+        let kept = report.outputKept ? "; nothing was written, the output is as the previous build left it" : ""
         if counts.photos == 0 {
             // A shard may have nothing to do (more shards than photo URLs).
             if (report.shard?.feedPhotos ?? 0) == 0 {
                 let skipped = counts.skipped > 0 ? " (\(counts.skipped) entries skipped)" : ""
-                return "the feed has no usable entry\(skipped): the site shows no photo"
+                return "the feed has no usable entry\(skipped): the site would show no photo\(kept)"
             }
         } else if counts.failed == counts.photos {
-            return "all \(counts.photos) photos failed: the site shows no photo"
+            return "all \(counts.photos) photos failed: the site would show no photo\(kept)"
         }
         if strict, counts.failed > 0 { return "\(counts.failed) photos failed (--strict)" }
         if strict, counts.stale > 0 { return "\(counts.stale) photos came from stale copies (--strict)" }

@@ -85,6 +85,12 @@ actor BuildLoop {
         guard current?.id == id else { return .superseded }
         current = nil
         switch outcome {
+        case .built(let result) where result.report.outputKept:
+            // It wrote nothing: the site served is the last good one.
+            log(
+                "error: \(result.failure(strict: false) ?? "the site would show no photo")\nServing the last good site."
+            )
+            liveReload.publish(.failed(result.failure(strict: false) ?? "the site would show no photo"))
         case .built(let result):
             lastResult = result
             guard announce else { return outcome }

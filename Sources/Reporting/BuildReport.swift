@@ -194,6 +194,9 @@ package struct BuildReport: Sendable, Codable, Equatable {
     /// counts are that build's; nothing was fetched either, but with `--refresh`, which asks
     /// about every URL first (its requests and 304s are its own).
     package var upToDate = false
+    /// The build would have shown no photo (the feed had no usable entry, or every photo failed):
+    /// it wrote nothing, and the output is as the previous build left it.
+    package var outputKept = false
     package var remoteCache: RemoteCacheCounts?
     package var shard: ShardCounts?
     /// Seconds per stage (`feed`, `load`, `images`, `render`, `write`, `total`); loading and imaging
@@ -212,6 +215,7 @@ package struct BuildReport: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case counts, seconds, failures, warnings, output, error, shard
         case upToDate = "up_to_date"
+        case outputKept = "output_kept"
         case exitCode = "exit_code"
         case remoteCache = "remote_cache"
     }
@@ -242,6 +246,8 @@ package struct BuildReport: Sendable, Codable, Equatable {
         }
         if let shard {
             parts.append("shard \(shard.index)/\(shard.count) of \(shard.feedPhotos) photos, no pages written")
+        } else if outputKept {
+            parts.append("nothing written")
         } else {
             parts.append("\(counts.filesWritten) files written")
         }

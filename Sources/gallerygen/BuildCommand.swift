@@ -130,6 +130,8 @@ struct BuildCommand: AsyncParsableCommand {
             if let shard = result.report.shard {
                 console.say(
                     "Shard \(shard.index)/\(shard.count) done: its photos are in the remote cache; no pages written")
+            } else if result.report.outputKept {
+                console.say("Nothing written: \(result.layout.outputDirectory.path) is as the previous build left it")
             } else {
                 console.say("Site written to \(result.layout.outputDirectory.path)/index.html")
             }

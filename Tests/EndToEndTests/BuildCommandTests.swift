@@ -219,19 +219,61 @@ import Testing
         #expect(counted.reduce(0, +) == 200, "\(headings)")
     }
 
-    @Test func aBuildWhereNoPhotoShowsFails() async throws {
+    @Test func aBuildWhereNoPhotoShowsFailsAndWritesNothing() async throws {
         let site = try FixtureSite(count: 0, extraEntries: [#"{"title": "b", "imageUrl": "photos/broken.jpg"}"#])
         try TestImage.truncatedJPEG(to: site.folder.file("photos/broken.jpg"))
         try site.folder.write("title: T\nfeed: feed.json\nmax_failures: 100\n", to: "gallery.yml")
 
         let allFailed = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(allFailed.status == 1, "whatever max_failures says")
-        #expect(allFailed.standardError.contains("error: all 1 photos failed: the site shows no photo"))
+        #expect(allFailed.standardError.contains("error: all 1 photos failed: the site would show no photo"))
+        #expect(!FileManager.default.fileExists(atPath: site.folder.file("public").path), "nothing written")
 
         try site.writeFeed([#"{"title": "no image here", "imageUrl": "javascript:void(0)"}"#])
         let empty = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(empty.status == 1)
         #expect(empty.standardError.contains("error: the feed has no usable entry (1 entries skipped)"))
+    }
+
+    /// A folder emptied (or a bucket or share that lists nothing for a moment) between two builds:
+    /// the second fails and leaves the first one's site exactly as it was, every file's bytes and
+    /// inode; the build after it, with the photos back, is a build like any other.
+    @Test func aFolderEmptiedLeavesThePublishedSiteAsItWas() async throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: T\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        for index in 1...3 {
+            try TestImage(width: 80, height: 60, fill: TestImage.Color(UInt8(60 * index), 90, 160))
+                .saveJPEG(to: site.folder.file("photos/p\(index).jpg"))
+        }
+        let first = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(first.status == 0, "\(first.standardError)")
+        let before = try site.snapshot()
+        #expect(before.count > 5)
+
+        let moved = try TemporaryDirectory("moved")
+        try FileManager.default.moveItem(at: site.folder.file("photos"), to: moved.file("photos"))
+        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
+        let report = site.folder.file("report.json")
+        let emptied = try await CommandRun.gallerygen(["build", site.url.path, "--report", report.path])
+
+        #expect(emptied.status == 1)
+        #expect(emptied.standardError.contains("error: the feed has no usable entry: the site would show no photo"))
+        #expect(emptied.standardError.contains("nothing was written"), "\(emptied.standardError)")
+        #expect(emptied.standardOutput.contains("Nothing written: "), "\(emptied.standardOutput)")
+        let after = try site.snapshot()
+        #expect(Set(after.keys) == Set(before.keys))
+        for (path, (bytes, inode)) in before {
+            #expect(after[path]?.0 == bytes && after[path]?.1 == inode, "\(path) left as it was")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        #expect(json?["output_kept"] as? Bool == true)
+        #expect(json?["exit_code"] as? Int == 1)
+
+        try FileManager.default.removeItem(at: site.folder.file("photos"))
+        try FileManager.default.moveItem(at: moved.file("photos"), to: site.folder.file("photos"))
+        let again = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(try site.snapshot().keys.sorted() == before.keys.sorted())
     }
 
     @Test func libvipsWarningsAreOursAndNameThePhoto() async throws {

@@ -84,6 +84,7 @@ extension BuildSession {
             BuildStep(name: "hand the shard's work to the remote cache") { context throws(BuildError) in
                 try await shareShard(&context)
             },
+            BuildStep(name: "check that the site shows a photo") { context in keepSiteWithoutPhotos(&context) },
             BuildStep(name: "choose the downloads") { context in await chooseDownloads(&context) },
             BuildStep(name: "render the pages", stage: .render) { context throws(BuildError) in
                 try await renderPages(&context)
@@ -210,6 +211,16 @@ extension BuildSession {
     private func shareShard(_ context: inout BuildContext) async throws(BuildError) {
         guard let shard = options.shard else { return }
         try await shareMissing(context.outcomes, motions: context.motionOriginals, shard: shard)
+        context.isDone = true
+    }
+
+    /// A build whose site would show no photo (a folder emptied, a bucket or share that listed
+    /// nothing for a moment, a host that failed every photo) writes nothing: the previous site
+    /// stays as it was, whole, and `serve` keeps serving it. The build fails
+    /// (``BuildResult/failure(strict:)``) and leaves no up-to-date record.
+    private func keepSiteWithoutPhotos(_ context: inout BuildContext) {
+        guard !context.outcomes.values.contains(where: { $0.image != nil }) else { return }
+        context.report.outputKept = true
         context.isDone = true
     }
 
