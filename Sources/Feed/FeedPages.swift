@@ -57,6 +57,7 @@ package struct FeedPages: Sendable {
             }
             whole.albums.merge(document.albums) { first, _ in first }
             whole.warnings += document.warnings
+            whole.postsLeftOut.merge(document.postsLeftOut, uniquingKeysWith: +)
             whole.entryCount = entries
             whole.isListing = document.isListing
             whole.listedETags.merge(document.listedETags) { first, _ in first }

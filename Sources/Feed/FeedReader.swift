@@ -15,15 +15,18 @@ package struct FeedReader: Sendable {
         package var largestWidth: Int
         /// Where a page's body says its next page is (`feed.paging.next`).
         package var paging: FeedPaging
+        /// Which of a service's posts are read (`feed.visibility`).
+        package var visibility: PostVisibility = .public
 
         package init(
             format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600,
-            paging: FeedPaging = FeedPaging()
+            paging: FeedPaging = FeedPaging(), visibility: PostVisibility = .public
         ) {
             self.format = format
             self.fields = fields
             self.largestWidth = largestWidth
             self.paging = paging
+            self.visibility = visibility
         }
     }
 
@@ -81,10 +84,10 @@ package struct FeedReader: Sendable {
             )
         }
         if let service = service(of: root) {
-            var document = resolve(
-                try service.entries(of: root, name: name), shape: .list, title: nil, location: location,
-                firstIndex: firstIndex)
+            let (entries, leftOut) = try service.entries(of: root, name: name, visibility: configuration.visibility)
+            var document = resolve(entries, shape: .list, title: nil, location: location, firstIndex: firstIndex)
             document.next = service.next(in: root, location: location)
+            document.postsLeftOut = leftOut
             return document
         }
         let shape = try self.shape(of: root, name: name)

@@ -33,14 +33,27 @@ enum ServiceFeed: Equatable {
         return nil
     }
 
-    /// The answer's photos as list-shape entries.
-    func entries(of root: JSONValue, name: String) throws(FeedError) -> [JSONValue] {
+    /// The answer's photos as list-shape entries, and the posts left out by `visibility`, by why.
+    func entries(of root: JSONValue, name: String, visibility: PostVisibility = .public) throws(FeedError) -> (
+        [JSONValue], leftOut: [String: Int]
+    ) {
         switch self {
         case .mastodon:
             guard let statuses = root.arrayValue else {
                 throw FeedError(.wrongShape, "\(name): a Mastodon answer is a list of statuses; this is not a list")
             }
-            return statuses.flatMap(Self.mastodonEntries)
+            var leftOut: [String: Int] = [:]
+            var entries: [JSONValue] = []
+            for status in statuses {
+                let entriesOfStatus = Self.mastodonEntries(status)
+                guard !entriesOfStatus.isEmpty else { continue }
+                if let reason = Self.reasonToLeaveOut(status, visibility: visibility) {
+                    leftOut[reason, default: 0] += 1
+                } else {
+                    entries += entriesOfStatus
+                }
+            }
+            return (entries, leftOut)
         case .piwigo:
             if let stat = root["stat"]?.text, stat != "ok" {
                 let message = root["message"]?.text ?? root["err"]?.text ?? stat
@@ -49,7 +62,7 @@ enum ServiceFeed: Equatable {
             guard let images = root.value(atPath: "result.images")?.arrayValue else {
                 throw FeedError(.wrongShape, "\(name): a Piwigo answer has its images at result.images; this has none")
             }
-            return images.map(Self.piwigoEntry)
+            return (images.map(Self.piwigoEntry), [:])
         }
     }
 
@@ -70,6 +83,23 @@ enum ServiceFeed: Equatable {
     }
 
     // MARK: Mastodon
+
+    /// Why a post is not published, or nil. Its `visibility` must be one the owner chose (a post
+    /// without one, or of a kind a server adds, such as `limited` or `local`, is not published);
+    /// a post marked sensitive or with a content warning (`spoiler_text`) is left out.
+    static func reasonToLeaveOut(_ status: JSONValue, visibility: PostVisibility) -> String? {
+        let kind = status["visibility"]?.text?.lowercased() ?? ""
+        switch kind {
+        case "public": break
+        case "unlisted" where visibility == .unlisted: break
+        case "private": return "followers-only"
+        case "unlisted", "direct": return kind
+        default: return kind.isEmpty ? "without a visibility" : kind
+        }
+        let warned = !(status["spoiler_text"]?.text?.trimmingWhitespace().isEmpty ?? true)
+        if status["sensitive"] == .bool(true) || warned { return "sensitive" }
+        return nil
+    }
 
     private static func mastodonEntries(_ status: JSONValue) -> [JSONValue] {
         // A boost is another's post: not the account's photo.

@@ -119,6 +119,9 @@ package struct FeedDocument: Sendable {
     /// A bucket's listing (a page of keys in byte order): the whole feed is put in a folder
     /// feed's order once read, each album's photos before its sub-albums.
     package var isListing = false
+    /// Posts of a service left out by what the owner chose to publish (``PostVisibility``), by
+    /// why: `followers-only`, `direct`, `unlisted`, `sensitive`.
+    package var postsLeftOut: [String: Int] = [:]
 
     package init(
         title: String? = nil, photos: [Photo], albums: [[String]: AlbumNote] = [:], skipped: [FeedIssue] = [],

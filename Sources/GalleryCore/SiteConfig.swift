@@ -143,6 +143,8 @@ package struct FeedSettings: Sendable, Equatable {
     package var paging = FeedPaging()
     /// The secret the feed's server asks for, if any.
     package var credentials: FeedCredentials?
+    /// Which of a Mastodon or Pixelfed account's posts are published (`feed.visibility`).
+    package var visibility = PostVisibility.public
 
     package init(
         url: String, format: FeedFormat = .auto, fields: FieldMapping? = nil, urlLocation: SourceLocation? = nil
@@ -152,6 +154,16 @@ package struct FeedSettings: Sendable, Equatable {
         self.fields = fields
         self.urlLocation = urlLocation
     }
+}
+
+/// Which posts of a Mastodon or Pixelfed account a gallery publishes. Followers-only and direct
+/// posts never are, whatever token reads the account; nor is a post marked sensitive or behind a
+/// content warning.
+package enum PostVisibility: String, Sendable, CaseIterable {
+    /// Public posts alone (the default).
+    case `public`
+    /// Public and unlisted posts.
+    case unlisted
 }
 
 /// The feed shapes gallerygen reads (docs/feeds.md describes each).

@@ -20,11 +20,28 @@ import Testing
         try Self.read(name, from: location, format: format)
     }
 
+    /// The saved status (unlisted, marked sensitive, no content warning), with its visibility,
+    /// its `sensitive` flag and its content warning as given.
+    static func status(visibility: String? = nil, sensitive: Bool = false, warning: String = "") throws -> String {
+        var status = try String(
+            contentsOf: SavedMediaFeedTests.fixtures.appendingPathComponent("mastodon-api-status-two-images.json"),
+            encoding: .utf8)
+        #expect(status.contains(#""visibility":"unlisted""#) && status.contains(#""sensitive":true"#))
+        status = status.replacingOccurrences(
+            of: #""visibility":"unlisted","#, with: visibility.map { #""visibility":"\#($0)","# } ?? "")
+        status = status.replacingOccurrences(of: #""sensitive":true"#, with: #""sensitive":\#(sensitive)"#)
+        return status.replacingOccurrences(of: #""spoiler_text":"""#, with: #""spoiler_text":"\#(warning)""#)
+    }
+
+    static func statuses(_ statuses: [String], visibility: PostVisibility = .public) throws -> FeedDocument {
+        try FeedReader(configuration: FeedReader.Configuration(visibility: visibility)).document(
+            from: Data(("[" + statuses.joined(separator: ",") + "]").utf8),
+            location: URL(string: "http://localhost:3000/api/v1/accounts/1/statuses")!, name: "statuses")
+    }
+
     @Test func aMastodonStatusWithTwoImagesIsTwoPhotosWithTheAuthorsAltText() throws {
-        // The saved status, as an account's statuses list holds it.
-        let status = try Data(
-            contentsOf: SavedMediaFeedTests.fixtures.appendingPathComponent("mastodon-api-status-two-images.json"))
-        let data = Data("[".utf8) + status + Data("]".utf8)
+        // The saved status, as an account's statuses list holds it, made public and not sensitive.
+        let data = Data(("[" + (try Self.status(visibility: "public")) + "]").utf8)
         let document = try FeedReader().document(
             from: data, location: URL(string: "http://localhost:3000/api/v1/accounts/1/statuses")!, name: "statuses")
         #expect(document.photos.count == 2 && document.skipped.isEmpty)
@@ -42,6 +59,42 @@ import Testing
         #expect(first.id == "117020576646493592")
         #expect(document.photos[1].metadata.alt == "hololives #1 detective, watson ameliachan")
         #expect(FeedReader().shapeNameIfReadable(data) == "Mastodon or Pixelfed statuses")
+    }
+
+    /// Read with the owner's token, an account answers its followers-only and direct posts too:
+    /// never published. Unlisted ones only when the owner says so; sensitive ones and those
+    /// behind a content warning not at all.
+    @Test func onlyThePostsTheOwnerMeantToPublish() throws {
+        let all = [
+            try Self.status(visibility: "public"), try Self.status(visibility: "unlisted"),
+            try Self.status(visibility: "private"), try Self.status(visibility: "direct"),
+            try Self.status(visibility: "limited"), try Self.status(visibility: nil),
+            try Self.status(visibility: "public", sensitive: true),
+            try Self.status(visibility: "public", warning: "eye strain"),
+            try Self.status(visibility: "unlisted", sensitive: true),
+        ]
+        let publicOnly = try Self.statuses(all)
+        #expect(publicOnly.photos.count == 2, "the public post's two images")
+        #expect(
+            publicOnly.postsLeftOut == [
+                "unlisted": 2, "followers-only": 1, "direct": 1, "limited": 1, "without a visibility": 1,
+                "sensitive": 2,
+            ])
+        let unlisted = try Self.statuses(all, visibility: .unlisted)
+        #expect(unlisted.photos.count == 4, "the public and the unlisted post's")
+        #expect(unlisted.postsLeftOut["followers-only"] == 1 && unlisted.postsLeftOut["direct"] == 1)
+        #expect(unlisted.postsLeftOut["sensitive"] == 3 && unlisted.postsLeftOut["unlisted"] == nil)
+        // The saved status as it came (unlisted, marked sensitive): not published either way.
+        let saved =
+            "["
+            + (try String(
+                contentsOf: SavedMediaFeedTests.fixtures.appendingPathComponent("mastodon-api-status-two-images.json"),
+                encoding: .utf8)) + "]"
+        for visibility in PostVisibility.allCases {
+            let document = try FeedReader(configuration: FeedReader.Configuration(visibility: visibility)).document(
+                from: Data(saved.utf8), location: URL(string: "http://localhost:3000/")!, name: "statuses")
+            #expect(document.photos.isEmpty && document.postsLeftOut.values.reduce(0, +) == 1)
+        }
     }
 
     @Test func aMastodonPageOfTextOnlyStatusesHasNoPhotoAndSkipsNone() throws {

@@ -87,6 +87,18 @@ import Testing
         ("title: T\nfeed: f.json\nimages:\n  widths: 480\n", "gallery.yml:4:11: `images.widths` must be a list"),
         ("title: T\nfeed: f.json\nimages: {formats: [gif]}\n", "gallery.yml:3:20: unknown image format \"gif\""),
         ("title: T\nfeed: {url: f.json, format: xml}\n", "gallery.yml:2:29: unknown feed.format \"xml\""),
+        (
+            "title: T\nfeed: {url: f.json, visibility: private}\n",
+            "gallery.yml:2:33: `feed.visibility: private`: followers-only and direct posts are never published",
+        ),
+        (
+            "title: T\nfeed: {url: f.json, visibility: all}\n",
+            "gallery.yml:2:33: `feed.visibility: all`: followers-only"
+        ),
+        (
+            "title: T\nfeed: {url: f.json, visibility: everyone}\n",
+            "gallery.yml:2:33: unknown feed.visibility \"everyone\""
+        ),
         ("title: T\nfeed: f.json\ncache_limit: lots\n", "gallery.yml:3:14: `cache_limit` must be a size"),
         ("title: T\nfeed: f.json\nper_host: 0\n", "gallery.yml:3:11: `per_host` is 0; it must be at least 1"),
         ("title: T\n", "gallery.yml:1:1: missing `feed:`"),

@@ -323,8 +323,11 @@ import Testing
             .appendingPathComponent("FeedTests/Fixtures")
         let firstPage = try String(
             contentsOf: fixtures.appendingPathComponent("mastodon-api-account-statuses.json"), encoding: .utf8)
+        // The saved status is unlisted and marked sensitive (with no content warning): served as
+        // a post the owner publishes, unlisted and not sensitive.
         let status = try String(
-            contentsOf: fixtures.appendingPathComponent("mastodon-api-status-two-images.json"), encoding: .utf8)
+            contentsOf: fixtures.appendingPathComponent("mastodon-api-status-two-images.json"), encoding: .utf8
+        ).replacingOccurrences(of: #""sensitive":true"#, with: #""sensitive":false"#)
         let base = Locked<String>("")
         let server = try await TestHTTPServer { request in
             let here = base.value ?? ""
@@ -349,6 +352,9 @@ import Testing
         base.set(server.baseURL)
         let site = try FixtureSite(
             feed: server.baseURL + "/api/v1/accounts/117020565966271181/statuses?limit=5", title: "Toots")
+        try site.folder.write(
+            "title: Toots\nfeed:\n  url: \(server.baseURL)/api/v1/accounts/117020565966271181/statuses?limit=5\n"
+                + "  visibility: unlisted\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
 
         let result = try await build(site)
 
@@ -357,6 +363,16 @@ import Testing
         let page = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
         #expect(page.contains("John Lennon doing a funny walk"), "the author's alt text")
         try await server.shutdown()
+    }
+
+    /// The posts a service's feed held and the site leaves out, said in one line.
+    @Test func thePostsLeftOutAreOneWarning() {
+        #expect(BuildSession.postsLeftOutWarning([:]) == nil)
+        #expect(
+            BuildSession.postsLeftOutWarning(["followers-only": 3, "sensitive": 1, "unlisted": 2])
+                == "feed: 6 posts with photos left out (followers-only, direct and sensitive posts are never "
+                + "published): 3 followers-only, 2 unlisted, 1 marked sensitive or behind a content warning "
+                + "(`feed.visibility: unlisted` publishes unlisted posts too)")
     }
 
     @Test func aFlickrPhotoSetIsReadPageByPageWithTheExtrasItNeeds() async throws {

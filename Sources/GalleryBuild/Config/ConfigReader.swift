@@ -12,7 +12,7 @@ struct ConfigReader {
         "remote_cache",
         "follow_symlinks", "language", "strings", "video",
     ]
-    static let feedKeys = ["url", "format", "fields", "paging", "auth"]
+    static let feedKeys = ["url", "format", "fields", "paging", "auth", "visibility"]
     static let pagingKeys = [
         "next", "cursor_parameter", "page_parameter", "first_page", "max_pages", "max_entries", "page_size",
     ]
@@ -174,6 +174,20 @@ struct ConfigReader {
         }
         if let pagingNode = keys["paging"] { settings.paging = try paging(pagingNode) }
         if let authNode = keys["auth"] { settings.credentials = try credentials(authNode) }
+        if let visibilityNode = keys["visibility"] {
+            let text = try string(visibilityNode, key: "feed.visibility")
+            guard let visibility = PostVisibility(rawValue: text.lowercased()) else {
+                let never = ["private", "direct", "followers-only", "followers", "all"].contains(text.lowercased())
+                throw error(
+                    at: visibilityNode,
+                    never
+                        ? "`feed.visibility: \(text)`: followers-only and direct posts are never published; use public "
+                            + "or unlisted"
+                        : "unknown feed.visibility \"\(text)\"; use public (public posts only) or unlisted (public and "
+                            + "unlisted posts)")
+            }
+            settings.visibility = visibility
+        }
         return settings
     }
 

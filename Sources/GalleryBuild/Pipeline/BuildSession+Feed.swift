@@ -21,7 +21,8 @@ extension BuildSession {
                 format: config.feed.format,
                 fields: config.feed.fields,
                 largestWidth: config.images.widths.max() ?? 1600,
-                paging: config.feed.paging
+                paging: config.feed.paging,
+                visibility: config.feed.visibility
             )
         )
         do {

@@ -159,7 +159,7 @@ extension BuildSession {
         let (feed, feedSHA256, feedWarning) = read
         context.feed = feed
         context.feedSHA256 = feedSHA256
-        for warning in [feedWarning].compactMap({ $0 }) + feed.warnings {
+        for warning in [feedWarning, Self.postsLeftOutWarning(feed.postsLeftOut)].compactMap({ $0 }) + feed.warnings {
             context.report.warnings.append(warning)
             events(.warning(warning))
         }
@@ -174,6 +174,22 @@ extension BuildSession {
             events(.failed(failure))
             context.report.failures.append(failure)
         }
+    }
+
+    /// One line for the posts a service's feed held that the site does not publish.
+    static func postsLeftOutWarning(_ leftOut: [String: Int]) -> String? {
+        let total = leftOut.values.reduce(0, +)
+        guard total > 0 else { return nil }
+        let names = [
+            "followers-only": "followers-only", "direct": "direct", "unlisted": "unlisted",
+            "sensitive": "marked sensitive or behind a content warning",
+        ]
+        let parts = leftOut.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { reason, count in
+            "\(count) \(names[reason] ?? "of visibility \"\(reason.prefix(40))\"")"
+        }
+        let hint = leftOut["unlisted"] != nil ? " (`feed.visibility: unlisted` publishes unlisted posts too)" : ""
+        return "feed: \(total) \(total == 1 ? "post" : "posts") with photos left out (followers-only, direct and "
+            + "sensitive posts are never published): \(parts.joined(separator: ", "))\(hint)"
     }
 
     private func pickShard(_ context: inout BuildContext) async throws(BuildError) {
