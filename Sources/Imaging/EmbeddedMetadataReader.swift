@@ -1,4 +1,5 @@
 import CVips
+import Foundation
 import GalleryCore
 import Metadata
 
@@ -30,11 +31,9 @@ enum EmbeddedMetadataReader {
             gg_vips_metadata_string(image.pointer, name).flatMap { ExifField(String(cString: $0))?.readable }
                 .flatMap(meaningful)
         }
-        // libexif reads Copyright out as `© Ada (Photographer) - [None] (Editor)`: its own text is
-        // the raw value.
         let copyright = gg_vips_metadata_string(image.pointer, "exif-ifd0-Copyright").flatMap {
-            ExifField(String(cString: $0))?.raw
-        }.flatMap(meaningful)
+            copyrightNotice(String(cString: $0))
+        }
         let taken = field("exif-ifd2-DateTimeOriginal").flatMap { date in
             CaptureTime.parse(date, offset: field("exif-ifd2-OffsetTimeOriginal"))
         }
@@ -55,6 +54,34 @@ enum EmbeddedMetadataReader {
         return PhotoMetadata(
             description: field("exif-ifd0-ImageDescription") ?? field("exif-ifd2-UserComment"), taken: taken,
             creator: field("exif-ifd0-Artist"), rights: copyright, location: location)
+    }
+
+    /// EXIF's Copyright as libvips gives it: the raw value, then libexif's reading of its two
+    /// parts, `RAW (PHOTOGRAPHER (Photographer) - EDITOR (Editor), ASCII, N components, N bytes)`,
+    /// where a part that is blank or missing reads `[None]`. Either part may itself hold ` (`,
+    /// so the split is where the photographer's reading repeats the raw value. Nil for a blank or
+    /// NUL-filled field; `photographer; editor` when both are given.
+    static func copyrightNotice(_ text: String) -> String? {
+        guard let tail = text.range(of: #", [A-Za-z]+, \d+ components?, \d+ bytes?\)$"#, options: .regularExpression)
+        else { return nil }
+        let head = text[..<tail.lowerBound]
+        let editorMark = " (Editor)"
+        let photographerMark = " (Photographer) - "
+        guard head.hasSuffix(editorMark) else { return nil }
+        let body = head.dropLast(editorMark.count)
+        var search = body.startIndex..<body.endIndex
+        while let separator = body.range(of: " (", range: search) {
+            search = separator.upperBound..<body.endIndex
+            let raw = body[..<separator.lowerBound]
+            let rest = body[separator.upperBound...]
+            // libexif shows a photographer of spaces alone (or nothing) as `[None]`.
+            let shown = raw.allSatisfy { $0 == " " } ? "[None]" : String(raw)
+            guard rest.hasPrefix(shown + photographerMark) else { continue }
+            let editor = String(rest.dropFirst(shown.count + photographerMark.count))
+            let parts = [shown, editor].filter { $0 != "[None]" }.compactMap(meaningful)
+            return parts.isEmpty ? nil : parts.joined(separator: "; ")
+        }
+        return nil
     }
 
     /// What cameras write where the photographer wrote nothing.

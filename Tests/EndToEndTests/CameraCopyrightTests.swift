@@ -1,0 +1,42 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// EXIF's Copyright as cameras fill it (Fixtures/real-metadata: a Ricoh that pads the notice with
+/// spaces, a Nikon whose padded `Copyright,` stands beside an IPTC notice, a FujiFilm of spaces alone, an Olympus of NUL bytes), on the photo page,
+/// in its structured data and in the Atom feed: as written, and no notice where the field is
+/// blank.
+@Suite(.serialized) struct CameraCopyrightTests {
+    @Test func eachCamerasNoticeAsItWroteIt() async throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Cameras\nfeed: photos\nbase_url: https://example.com/\nimages:\n  widths: [64]\n", to: "gallery.yml"
+        )
+        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
+        for name in ["exiftool-Ricoh.jpg", "nikon-d1x.jpg", "exiftool-FujiFilm.jpg", "olympus-pen-e-p3.jpg"] {
+            try FileManager.default.copyItem(
+                at: RealMetadataTests.fixtures.appendingPathComponent(name), to: site.folder.file("photos/\(name)"))
+        }
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+
+        let ricoh = try WhatPhotosSayTests.page(site, containing: "<h1>exiftool Ricoh</h1>")
+        #expect(ricoh.contains(#"<span class="rights">(C) by Caplio RR1 User</span>"#), "\(ricoh)")
+        let nikon = try WhatPhotosSayTests.page(site, containing: "<h1>nikon d1x</h1>")
+        // Its IPTC notice is read before EXIF's `Copyright,` (docs/photo-metadata.md).
+        #expect(nikon.contains(#"<span class="rights">© 2003 Joseph S. Colson</span>"#))
+        for page in [ricoh, nikon] {
+            #expect(!page.contains("(Photographer)") && !page.contains("[None]"))
+        }
+        for title in ["exiftool FujiFilm", "olympus pen e p3"] {
+            let page = try WhatPhotosSayTests.page(site, containing: "<h1>\(title)</h1>")
+            #expect(!page.contains(#"class="rights""#), "\(title): a blank field is no notice")
+            #expect(!page.contains("[None]") && !page.contains("copyrightNotice"), "\(title)")
+        }
+        let everything = try site.folder.allFiles(under: "public").filter {
+            $0.hasSuffix(".html") || $0.hasSuffix(".xml") || $0.hasSuffix(".json")
+        }.map { try String(contentsOf: site.folder.file("public/\($0)"), encoding: .utf8) }.joined()
+        #expect(!everything.contains("(Photographer)") && !everything.contains("[None]"))
+        #expect(everything.contains("(C) by Caplio RR1 User"))
+    }
+}
