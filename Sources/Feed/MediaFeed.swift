@@ -207,8 +207,9 @@ struct MediaFeed {
         set("taken", item.child(Namespace.dc, "date.Taken")?.text)
         set(
             "description",
-            itemDescription?.plainText ?? item.child("", "description").map { Self.caption($0.plainText) }
-                ?? item.child(Namespace.atom, "summary")?.plainText ?? item.child(Namespace.atom, "content")?.plainText)
+            itemDescription?.plainText
+                ?? (item.child("", "description") ?? item.child(Namespace.atom, "summary")
+                ?? item.child(Namespace.atom, "content")).map { Self.caption($0.plainText) })
         let keywords =
             media("keywords").map { $0.text.split(separator: ",").map(String.init) }
             ?? media("category").map { $0.text.split(separator: " ").map(String.init) }
@@ -238,8 +239,9 @@ struct MediaFeed {
         return .object(fields)
     }
 
-    /// An RSS item's description as a caption: without the paragraph Flickr writes before the
-    /// photo ("NAME posted a photo:"), which says nothing of it.
+    /// An RSS item's description or an Atom entry's summary or content as a caption: without the
+    /// paragraph Flickr writes before the photo in both ("NAME posted a photo:"), which says
+    /// nothing of it.
     static func caption(_ text: String) -> String {
         text.components(separatedBy: "\n\n").filter { paragraph in
             !(paragraph.hasSuffix(" posted a photo:") || paragraph.hasSuffix(" posted a video:"))

@@ -23,6 +23,53 @@ import Testing
         }
     }
 
+    /// Flickr's public feed in Atom (what it sends without `format=`): the entry's content holds
+    /// the same "NAME posted a photo:" paragraph and thumbnail as the RSS form's description
+    /// (the first photo of Fixtures/flickr-user-herval-2010.rss, written as Flickr writes Atom).
+    /// Neither is a caption, nor the alt text.
+    @Test func aFlickrAtomEntryHasNoPostedAPhotoCaption() throws {
+        let document = try read(
+            """
+            <?xml version="1.0" encoding="utf-8" standalone="yes"?>
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/"
+                  xmlns:flickr="urn:flickr:user">
+              <title>Uploads from herval</title>
+              <entry>
+                <title>Woof?</title>
+                <link rel="alternate" type="text/html" href="http://www.flickr.com/photos/herval/4671960608/"/>
+                <id>tag:flickr.com,2005:/photo/4671960608</id>
+                <published>2010-06-05T14:41:10Z</published>
+                <dc:date.Taken>2010-05-14T12:50:22-08:00</dc:date.Taken>
+                <content type="html">\t\t\t&lt;p&gt;&lt;a href=&quot;http://www.flickr.com/people/herval/&quot;&gt;herval&lt;/a&gt; posted a photo:&lt;/p&gt;
+
+            &lt;p&gt;&lt;a href=&quot;http://www.flickr.com/photos/herval/4671960608/&quot; title=&quot;Woof?&quot;&gt;&lt;img src=&quot;http://farm5.static.flickr.com/4040/4671960608_954d2297bc_m.jpg&quot; width=&quot;240&quot; height=&quot;160&quot; alt=&quot;Woof?&quot; /&gt;&lt;/a&gt;&lt;/p&gt;
+
+            &lt;p&gt;Frodo, waiting.&lt;/p&gt;</content>
+                <author><name>herval</name><uri>http://www.flickr.com/people/herval/</uri></author>
+                <link rel="enclosure" type="image/jpeg" href="http://farm5.static.flickr.com/4040/4671960608_10cb945d5c_b.jpg"/>
+                <category term="pets" scheme="http://www.flickr.com/photos/tags/"/>
+              </entry>
+              <entry>
+                <title>No words</title>
+                <id>tag:flickr.com,2005:/photo/2</id>
+                <content type="html">&lt;p&gt;&lt;a href=&quot;http://www.flickr.com/people/herval/&quot;&gt;herval&lt;/a&gt; posted a photo:&lt;/p&gt;
+
+            &lt;p&gt;&lt;a href=&quot;http://www.flickr.com/photos/herval/2/&quot;&gt;&lt;img src=&quot;http://farm5.static.flickr.com/2_m.jpg&quot; alt=&quot;No words&quot; /&gt;&lt;/a&gt;&lt;/p&gt;</content>
+                <link rel="enclosure" type="image/jpeg" href="http://farm5.static.flickr.com/2_b.jpg"/>
+              </entry>
+            </feed>
+            """)
+        #expect(document.photos.count == 2)
+        let first = try #require(document.photos.first)
+        #expect(first.metadata.description == "Frodo, waiting.")
+        #expect(first.metadata.creator == "herval" && first.metadata.keywords == ["pets"])
+        #expect(document.photos[1].metadata.description == nil)
+        for photo in document.photos {
+            #expect(!(photo.metadata.alt ?? "").contains("posted a photo"))
+            #expect(!(photo.metadata.description ?? "").contains("posted a photo"))
+        }
+    }
+
     @Test func anRSSFeedWithMediaRSSFillsEveryField() throws {
         let document = try read(
             """
