@@ -15,8 +15,8 @@ package import GalleryCore
 /// - the ICC profile and Adobe's colour transform, which say how to show the pixels;
 /// - the frame's tables and every scan, to the end of the image.
 ///
-/// Everything else is left behind wherever it sits: GPS in any IFD or in Photoshop's blocks, XMP
-/// in UTF-16 or extended parts, EXIF under a label other than `Exif`, comments, makers' segments,
+/// Everything else is left behind wherever it sits: GPS in any IFD or in Photoshop's blocks, XMP's
+/// own bytes (in UTF-8 or UTF-16) and its extended parts, EXIF under a label other than `Exif`, comments, makers' segments,
 /// a second image (MPF) and whatever follows the end of the image (a motion photo's video).
 ///
 /// It refuses (nil) a file it cannot read whole: one that is not a baseline or progressive JPEG

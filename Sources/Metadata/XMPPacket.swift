@@ -20,6 +20,15 @@ package struct XMPPacket {
             return
         }
         var bytes = Array(bytes)
+        // UTF-16, against the XMP specification for JPEG, but written by some tools (exiftool's
+        // own test images carry one): read as exiftool reads it.
+        if let order = Self.utf16Order(of: bytes) {
+            guard let decoded = Self.utf8(fromUTF16: bytes, bigEndian: order) else {
+                warnings.append("its XMP is UTF-16 that does not decode; not read")
+                return
+            }
+            bytes = decoded
+        }
         // The packet starts at its first element: anything before `<` (a JPEG segment's
         // namespace header, a NUL) is not XML.
         guard let start = Self.start(of: bytes) else {
@@ -42,6 +51,38 @@ package struct XMPPacket {
         var properties = Properties()
         properties.collect(tree.root, scope: Namespaces())
         metadata = properties.metadata
+    }
+
+    /// Big-endian (true) or little-endian (false) when the packet is UTF-16: its byte-order mark,
+    /// or its first `<` next to a NUL; nil when it is not.
+    static func utf16Order(of bytes: [UInt8]) -> Bool? {
+        guard bytes.count >= 2 else { return nil }
+        switch (bytes[0], bytes[1]) {
+        case (0xFE, 0xFF), (0x00, UInt8(ascii: "<")): return true
+        case (0xFF, 0xFE), (UInt8(ascii: "<"), 0x00): return false
+        default: return nil
+        }
+    }
+
+    /// The UTF-8 of UTF-16 `bytes` (a byte-order mark first dropped), or nil when they do not
+    /// decode (an odd length, a lone surrogate).
+    static func utf8(fromUTF16 bytes: [UInt8], bigEndian: Bool) -> [UInt8]? {
+        var bytes = bytes[...]
+        // A NUL that ends the block, past the last pair.
+        if bytes.count % 2 == 1, bytes.last == 0 { bytes = bytes.dropLast() }
+        guard bytes.count % 2 == 0 else { return nil }
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        for index in stride(from: bytes.startIndex, to: bytes.endIndex, by: 2) {
+            let (high, low) = bigEndian ? (bytes[index], bytes[index + 1]) : (bytes[index + 1], bytes[index])
+            units.append(UInt16(high) << 8 | UInt16(low))
+        }
+        if units.first == 0xFEFF { units.removeFirst() }
+        var out: [UInt8] = []
+        out.reserveCapacity(units.count)
+        let failed = transcode(
+            units.makeIterator(), from: UTF16.self, to: UTF8.self, stoppingOnError: true, into: { out.append($0) })
+        return failed ? nil : out
     }
 
     private static func start(of bytes: [UInt8]) -> Int? {

@@ -95,4 +95,20 @@ import Testing
         let original = try Self.page(site, "IMG 1034")
         #expect(original.contains("download=\"IMG_1034.webp\"") || original.contains("download=\"IMG_1034.jpg\""))
     }
+
+    /// exiftool's test image whose XMP packet is UTF-16 (big-endian): read as exiftool reads it,
+    /// its caption on the page, and no warning (one full of NUL bytes, before).
+    @Test func anXMPPacketInUTF16IsRead() async throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: UTF-16\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Self.fixtures.appendingPathComponent("exiftool-XMP.jpg"), to: site.folder.file("photos/x.jpg"))
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(!run.standardError.contains("warning"), "\(run.standardError)")
+        #expect(!run.standardError.contains("\u{0}"))
+        let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
+        #expect(page.contains("<p>UTF-16 (big-endian) encoded XMP</p>"), "\(page)")
+    }
 }

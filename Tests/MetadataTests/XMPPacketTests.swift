@@ -33,7 +33,7 @@ import Testing
         """
 
     @Test func readsEveryFieldLightroomWrites() {
-        let packet = XMPPacket(bytes: Array(Self.lightroom.utf8))
+        let packet = XMPPacket(bytes: Array(XMPPacketTests.lightroom.utf8))
         #expect(packet.warnings.isEmpty)
         let said = packet.metadata
         #expect(said.title == "Fjord at dawn")
@@ -67,7 +67,8 @@ import Testing
 
     /// JPEG puts the namespace and a NUL before the packet; libvips may keep them.
     @Test func skipsTheSegmentHeader() {
-        let bytes = Array("http://ns.adobe.com/xap/1.0/\0".utf8) + Array(Self.lightroom.utf8) + [0, 0x20, 0x20]
+        let bytes =
+            Array("http://ns.adobe.com/xap/1.0/\0".utf8) + Array(XMPPacketTests.lightroom.utf8) + [0, 0x20, 0x20]
         let packet = XMPPacket(bytes: bytes)
         #expect(packet.warnings.isEmpty)
         #expect(packet.metadata.title == "Fjord at dawn")
@@ -185,5 +186,25 @@ import Testing
             PhotoMetadata.self, from: Data(#"{"location": {"latitude": -33.9, "longitude": 151.2}}"#.utf8))
         #expect(kept.location == GeoPoint(latitude: -33.9, longitude: 151.2))
         #expect(LocationPrecision.off.places == nil)
+    }
+
+    /// The same packet in UTF-16, both byte orders, with and without a byte-order mark, padded
+    /// with a NUL as some writers end a block: read as in UTF-8. Halves that do not decode (a
+    /// lone surrogate) are a warning, not NUL-filled text.
+    @Test(arguments: [(true, true), (true, false), (false, true), (false, false)])
+    func aPacketInUTF16IsReadAsInUTF8(bigEndian: Bool, mark: Bool) {
+        let units = (mark ? [UInt16(0xFEFF)] : []) + Array(XMPPacketTests.lightroom.utf16)
+        var bytes: [UInt8] = []
+        for unit in units {
+            let (high, low) = (UInt8(unit >> 8), UInt8(unit & 0xFF))
+            bytes += bigEndian ? [high, low] : [low, high]
+        }
+        let packet = XMPPacket(bytes: bytes + [0])
+        #expect(packet.warnings.isEmpty, "\(packet.warnings)")
+        #expect(packet.metadata == XMPPacket(bytes: Array(XMPPacketTests.lightroom.utf8)).metadata)
+        #expect(packet.metadata.rating == 4)
+        let broken = XMPPacket(
+            bytes: bigEndian ? [0x00, 0x3C, 0xD8, 0x00, 0x00, 0x3E] : [0x3C, 0x00, 0x00, 0xD8, 0x3E, 0x00])
+        #expect(broken.warnings == ["its XMP is UTF-16 that does not decode; not read"])
     }
 }
