@@ -3,10 +3,13 @@ import GalleryCore
 import GalleryJSON
 
 /// Turns one feed entry into a ``Photo``: picks the fields of its shape and resolves and vets its
-/// URLs. A remote feed may only name http(s) images; only a local feed may name local files.
+/// URLs. A remote feed may only name http(s) images; only a local feed may name local files, and
+/// only inside `localRoots` when they are given.
 struct EntryResolver {
     let location: URL
     let allowsFiles: Bool
+    /// The folders a local feed's files must be in (symbolic links resolved); nil for anywhere.
+    var localRoots: [URL]? = nil
 
     func photo(from entry: JSONValue, index: Int, shape: FeedShape) -> Result<Photo, FeedIssue> {
         guard entry.isObject else {
@@ -53,7 +56,9 @@ struct EntryResolver {
             guard url.host?.isEmpty == false else { return .failure(.unparsable) }
             return .success(url)
         case "file":
-            return allowsFiles ? .success(url) : .failure(.localFromRemoteFeed)
+            guard allowsFiles else { return .failure(.localFromRemoteFeed) }
+            if let localRoots, !localRoots.contains(where: { url.isInside($0) }) { return .failure(.outsideSite) }
+            return .success(url)
         default:
             return .failure(.scheme(scheme))
         }
@@ -71,12 +76,16 @@ struct EntryResolver {
         case unparsable
         case scheme(String)
         case localFromRemoteFeed
+        case outsideSite
 
         var description: String {
             switch self {
             case .unparsable: "is not a valid URL"
             case .scheme(let scheme): "has the scheme \"\(scheme):\"; only http, https and local files are loaded"
             case .localFromRemoteFeed: "names a local file, which a remote feed may not"
+            case .outsideSite:
+                "names a file outside the site folder and the feed's own, which a local feed may not unless "
+                    + "`follow_symlinks: true`"
             }
         }
     }

@@ -17,6 +17,8 @@ package struct FeedReader: Sendable {
         package var paging: FeedPaging
         /// Which of a service's posts are read (`feed.visibility`).
         package var visibility: PostVisibility = .public
+        /// The folders a local feed's image files must be in; nil for anywhere (`follow_symlinks`).
+        package var localRoots: [URL]? = nil
 
         package init(
             format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600,
@@ -136,7 +138,8 @@ package struct FeedReader: Sendable {
     private func resolve(_ entries: [JSONValue], shape: FeedShape, title: String?, location: URL, firstIndex: Int)
         -> FeedDocument
     {
-        let resolver = EntryResolver(location: location, allowsFiles: location.isFileURL)
+        let resolver = EntryResolver(
+            location: location, allowsFiles: location.isFileURL, localRoots: configuration.localRoots)
         var photos: [Photo] = []
         var skipped: [FeedIssue] = []
         photos.reserveCapacity(entries.count)

@@ -49,8 +49,10 @@ package struct WebDAVListing: Sendable {
             }
             let isFolder = property("resourcetype")?.child(Self.dav, "collection") != nil
             let path = Self.decodedPath(url)
-            // `..` or `.` however written (`%2E%2E`): a server would read it as a step out.
-            let segments = path.split(separator: "/")
+            // `..` or `.` however written (`%2E%2E`; `..;x`, which Tomcat and Jetty read as `..`
+            // with a path parameter; `..\` on a server that takes `\` for `/`): a server would
+            // read it as a step out.
+            let segments = path.split(whereSeparator: { $0 == "/" || $0 == "\\" }).map { $0.prefix { $0 != ";" } }
             guard !segments.contains(where: { $0 == "." || $0 == ".." }),
                 Self.origin(of: url) == Self.origin(of: folder), path.hasPrefix(rootPath)
             else {

@@ -47,16 +47,41 @@ package struct SiteBuilder: Sendable {
         } catch {
             throw .configuration(error)
         }
-        let run = { [options, mode, events] (shared: BuildResources) async throws(BuildError) in
+        // Every secret the build is given is taken out of all it says, as it says it.
+        let redaction = try BuildSecrets.redaction(config: config, options: options)
+        let said = self.events
+        let events: EventHandler
+        if redaction.isEmpty {
+            events = said
+        } else {
+            events = { @Sendable (event: BuildEvent) -> Void in said(event.redacted(redaction)) }
+        }
+        let run = {
+            [options, mode, events] (shared: BuildResources) async throws(BuildError) -> (BuildReport, String?) in
             let session = try await BuildSession(
-                config: config, layout: layout, options: options, resources: shared, mode: mode, events: events)
+                config: config, layout: layout, options: options, resources: shared, mode: mode, events: events,
+                redaction: redaction)
             return try await session.run()
         }
-        var (report, feedSHA256) =
+        let outcome: (BuildReport, String?)
+        do throws(BuildError) {
             switch mode {
-            case .standalone: try await BuildResources.with(run)
-            case .preview(let resources, _): try await run(resources)
+            case .standalone: outcome = try await BuildResources.with(run)
+            case .preview(let resources, _): outcome = try await run(resources)
             }
+        } catch {
+            throw error.redacted(redaction)
+        }
+        var report = outcome.0.redacted(redaction)
+        let feedSHA256 = outcome.1
+        if redaction.tooShort > 0 {
+            let warning =
+                "\(redaction.tooShort == 1 ? "a secret" : "\(redaction.tooShort) secrets") of fewer than "
+                + "\(Redaction.shortest) characters: too short to be told apart in what servers answer, so not taken "
+                + "out of it; a service's real keys are longer"
+            report.warnings.append(warning)
+            events(.warning(warning))
+        }
         report.seconds["total"] = (clock.now - start).seconds
         return BuildResult(report: report, config: config, layout: layout, feedSHA256: feedSHA256)
     }

@@ -31,3 +31,22 @@ extension StringProtocol {
         return scalar.properties.isNoncharacterCodePoint
     }
 }
+
+extension StringProtocol {
+    /// The text as a terminal may be given it: line breaks and tabs kept, every other control
+    /// character (C0, DEL, C1: the escape that starts a terminal's colour, cursor and title
+    /// sequences among them) shown as `�`, so that a server's message cannot drive the terminal.
+    package var terminalSafe: String {
+        if utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 }) { return String(self) }
+        var cleaned = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            let value = scalar.value
+            if (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value) {
+                cleaned.append("\u{FFFD}")
+            } else {
+                cleaned.append(scalar)
+            }
+        }
+        return String(cleaned)
+    }
+}

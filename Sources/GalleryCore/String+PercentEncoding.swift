@@ -23,3 +23,24 @@ extension String {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension String {
+    /// The text with each percent escape's hex digits in lower case (`%2f`), as some encoders
+    /// write them: one more form a secret may come back in.
+    package var lowercasingEscapes: String {
+        var result = ""
+        var escape = 0
+        for character in self {
+            if character == "%" {
+                escape = 2
+                result.append(character)
+            } else if escape > 0 {
+                escape -= 1
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}

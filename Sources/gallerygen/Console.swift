@@ -1,5 +1,6 @@
 import Foundation
 import GalleryBuild
+import GalleryCore
 import Reporting
 import Synchronization
 
@@ -109,18 +110,20 @@ final class Console: Sendable {
         try? handle.write(contentsOf: Data((text + "\n").utf8))
     }
 
+    // What a server said reaches these: its control characters never reach the terminal.
+
     func say(_ message: String) {
         guard !quiet else { return }
-        print(message)
+        print(message.terminalSafe)
     }
 
     func warn(_ message: String) {
         guard !quiet else { return }
-        write("warning: \(message)\n")
+        write("warning: \(message.terminalSafe)\n")
     }
 
     func error(_ message: String) {
-        write("error: \(message)\n")
+        write("error: \(message.terminalSafe)\n")
     }
 
     /// Clears a progress bar left on the screen.
@@ -129,13 +132,13 @@ final class Console: Sendable {
     }
 
     private func line(_ text: String) {
-        write(text + "\n")
+        write(text.terminalSafe + "\n")
     }
 
     /// A workflow command, on standard output, unbuffered so that it keeps its place among the
     /// lines on standard error.
     private func command(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((text.terminalSafe + "\n").utf8))
     }
 
     private func drawBar(stage: BuildStage, done: Int, total: Int) {

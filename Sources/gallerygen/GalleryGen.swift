@@ -31,7 +31,7 @@ struct GalleryGen: AsyncParsableCommand {
             }
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            FileHandle.standardError.write(Data((fullMessage(for: error).terminalSafe + "\n").utf8))
             Foundation.exit(ExitStatus.usage.rawValue)
         }
     }

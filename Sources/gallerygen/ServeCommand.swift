@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryBuild
+import GalleryCore
 import Preview
 
 struct ServeCommand: AsyncParsableCommand {
@@ -50,14 +51,14 @@ struct ServeCommand: AsyncParsableCommand {
                 pollInterval: poll.map { .seconds($0) },
                 verbose: verbose
             ),
-            log: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            log: { message in FileHandle.standardError.write(Data((message.terminalSafe + "\n").utf8)) }
         )
         do {
             try await server.run { url in
                 FileHandle.standardOutput.write(Data("Serving the gallery at \(url) (Ctrl-C to stop)\n".utf8))
             }
         } catch {
-            FileHandle.standardError.write(Data("error: cannot serve: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("error: cannot serve: \("\(error)".terminalSafe)\n".utf8))
             throw ExitStatus.failed
         }
     }

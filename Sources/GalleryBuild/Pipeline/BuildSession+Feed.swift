@@ -31,6 +31,10 @@ extension BuildSession {
                 let roots = config.followsSymlinks ? nil : [layout.siteDirectory, folder]
                 return (try reader.document(fromFolder: folder, allowedRoots: roots), nil, nil)
             case .file(let file):
+                var reader = reader
+                if !config.followsSymlinks {
+                    reader.configuration.localRoots = [layout.siteDirectory, file.deletingLastPathComponent()]
+                }
                 let data: Data
                 do {
                     data = try PlainFile.read(file)

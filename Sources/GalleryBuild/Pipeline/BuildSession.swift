@@ -25,6 +25,8 @@ struct BuildSession: Sendable {
     let seed: SiteSeed?
     /// The remote cache tier; never with --offline.
     let remote: RemoteCache?
+    /// The build's secrets, taken out of what the feed says (``BuildSecrets``).
+    let redaction: Redaction
     /// Why the configured remote cache is not used.
     let remoteWarning: String?
     /// The site's secret (`GALLERYGEN_REMOTE_CACHE_KEY`): the manifest's records are signed with
@@ -84,8 +86,10 @@ struct BuildSession: Sendable {
         options: BuildOptions,
         resources: BuildResources,
         mode: BuildMode,
-        events: @escaping SiteBuilder.EventHandler
+        events: @escaping SiteBuilder.EventHandler,
+        redaction: Redaction = Redaction(secrets: [])
     ) async throws(BuildError) {
+        self.redaction = redaction
         self.config = config
         self.layout = layout
         self.options = options

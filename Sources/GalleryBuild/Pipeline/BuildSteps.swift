@@ -155,6 +155,7 @@ extension BuildSession {
     private func readFeed(_ context: inout BuildContext) async throws(BuildError) {
         // Shared in the document as it comes back, its only holder: not in a copy of its photos.
         var read = try await readFeed()
+        read.0.redact(redaction)
         read.0.shareAlbumPaths()
         let (feed, feedSHA256, feedWarning) = read
         context.feed = feed

@@ -465,6 +465,14 @@ package final class HTTPLoader: OriginalLoading {
                         .network, url: url.absoluteString,
                         "redirected to an unusable location \"\(redacted(String(location.prefix(200))))\"")
                 }
+                if let credentials = configuration.credentials, !credentials.applies(to: canonical.url),
+                    credentials.holdsSecret(canonical.url)
+                {
+                    throw LoadingError(
+                        .redirectLoop, url: url.absoluteString,
+                        "redirected to another host with the feed's secret in the address; not followed, so that "
+                            + "the secret does not go there")
+                }
                 guard !visited.contains(canonical.description) else {
                     throw LoadingError(
                         .redirectLoop,

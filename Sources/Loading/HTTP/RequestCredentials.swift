@@ -93,7 +93,8 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
         let pairs = query.split(separator: "&").map(String.init)
         let kept = pairs.filter { pair in
             if let named, Self.name(of: pair) == named { return false }
-            return !(isSearchable && Self.value(of: pair) == secret)
+            // `key=SECRET`, or a bare `SECRET` with no name.
+            return !(isSearchable && (Self.value(of: pair) ?? pair.removingPercentEncoding) == secret)
         }
         guard kept.count < pairs.count else { return url }
         let rebuilt = path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&")) + (fragment.map { "#" + $0 } ?? "")
@@ -105,13 +106,22 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
     private var forms: Set<String> {
         let strict = secret.percentEncodedStrictly(keepingSlash: false)
         var forms: Set<String> = [
-            secret, strict, Self.lowercasingEscapes(strict),
+            secret, strict, strict.lowercasingEscapes,
             secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret,
             secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? secret,
             secret.replacingOccurrences(of: "/", with: "\\/"),
         ]
         if case .basic(let user) = kind { forms.insert(basicToken(user)) }
         return forms
+    }
+
+    /// Whether `url` still holds the secret, in any form and anywhere in it (its path, its user,
+    /// a bare `?SECRET` query) once ``stripped(_:)``: a redirect to another origin with such an
+    /// address is not followed, since the request would carry the secret there.
+    package func holdsSecret(_ url: URL) -> Bool {
+        guard secret.count >= 4 else { return false }
+        let text = stripped(url).absoluteString
+        return forms.contains { text.contains($0) }
     }
 
     /// True when `data` (a feed page's body) holds the secret: such a page is used and not kept.
@@ -158,23 +168,6 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         return String(parts[1]).removingPercentEncoding
-    }
-
-    private static func lowercasingEscapes(_ text: String) -> String {
-        var result = ""
-        var escape = 0
-        for character in text {
-            if character == "%" {
-                escape = 2
-                result.append(character)
-            } else if escape > 0 {
-                escape -= 1
-                result += character.lowercased()
-            } else {
-                result.append(character)
-            }
-        }
-        return result
     }
 
     static func origin(of url: URL) -> String? {
