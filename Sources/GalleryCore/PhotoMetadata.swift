@@ -336,14 +336,24 @@ extension PhotoMetadata: CustomReflectable {
 }
 
 /// When a photo was taken: the camera's local date and time, and its offset from UTC when the
-/// photo recorded one (EXIF 2.31's OffsetTimeOriginal, an XMP date with a zone).
+/// photo recorded one (EXIF 2.31's OffsetTimeOriginal, an XMP date with a zone); or the day alone,
+/// when that is all the source says (IPTC's Date Created without its Time Created, a bare XMP
+/// day): shown as that day, never as midnight.
 package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
-    /// `2024-05-01T14:32:10`, to the second (`:00` where the source gave only minutes).
+    /// `2024-05-01T14:32:10`, to the second (`:00` where the source gave only minutes), or
+    /// `2024-05-01` for a day alone.
     package var local: String
     /// `+02:00`, `-05:30` or `Z`; nil when unknown.
     package var offset: String?
 
     package init?(local: String, offset: String? = nil) {
+        if local.utf8.count == 10 {
+            // A day has no offset: a zone means nothing without a time.
+            guard Self.isLocalDateTime(local + "T00:00:00") else { return nil }
+            self.local = local
+            self.offset = nil
+            return
+        }
         guard Self.isLocalDateTime(local) else { return nil }
         self.local = local
         self.offset = offset.flatMap(Self.offsetMinutes) != nil ? offset : nil
@@ -351,6 +361,9 @@ package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
 
     /// `2024-05-01`.
     package var day: String { String(local.prefix(10)) }
+
+    /// Whether the source gave a time of day, not the day alone.
+    package var hasTime: Bool { local.utf8.count > 10 }
 
     package enum CodingKeys: String, CodingKey {
         case local, offset
@@ -370,7 +383,9 @@ package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
     /// Seconds since 1970 in UTC when the offset is known, else the local time read as if it
     /// were UTC (the best guess a gallery of one trip can make): what photos are sorted by.
     package var instant: Int {
-        let numbers = local.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
+        var numbers = local.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
+        // A day alone sorts as its first moment.
+        if numbers.count == 3 { numbers += [0, 0, 0] }
         guard numbers.count == 6 else { return 0 }
         let days = CivilDate.daysFromCivil(year: numbers[0], month: numbers[1], day: numbers[2])
         let minutes = offset.flatMap(Self.offsetMinutes) ?? 0
@@ -398,6 +413,8 @@ package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
             text = String(text[..<sign])
         }
         let day = String(text.prefix(10).map { $0 == ":" ? "-" : $0 })
+        // The day alone: no time, and so no zone.
+        if text.count == 10 { return CaptureTime(local: day) }
         var time = text.count > 11 ? String(text.dropFirst(11)) : "00:00:00"
         // Fractions of a second are dropped.
         if let dot = time.firstIndex(of: ".") { time = String(time[..<dot]) }

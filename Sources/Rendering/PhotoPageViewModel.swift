@@ -201,9 +201,10 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
             let numbers = time.local.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap {
                 Int($0)
             }
-            guard numbers.count == 6, (1...12).contains(numbers[1]) else { return time.day }
+            guard numbers.count == 6 || numbers.count == 3, (1...12).contains(numbers[1]) else { return time.day }
             return language.date(
-                year: numbers[0], month: numbers[1], day: numbers[2], time: String(time.local.dropFirst(11).prefix(5)))
+                year: numbers[0], month: numbers[1], day: numbers[2],
+                time: time.hasTime ? String(time.local.dropFirst(11).prefix(5)) : nil)
         }
 
         /// `CC BY-SA 4.0` for a Creative Commons licence's address, `GPL-2.0` for a GNU one;

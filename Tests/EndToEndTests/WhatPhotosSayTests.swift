@@ -391,4 +391,26 @@ import Testing
         #expect(run.standardError.contains("broken-xmp.jpg: its XMP is not well-formed XML"), "\(run.standardError)")
         #expect(site.folder.allFiles(under: "public/photos").count == 1)
     }
+
+    /// A day without a time (IPTC's Date Created without its Time Created; a bare XMP day) is
+    /// shown as that day, not as midnight, and structured data gets the date alone.
+    @Test func aDayWithoutATimeIsThatDay() async throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: Days\nfeed: photos\nbase_url: https://example.com/\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        try Self.exiftool(
+            ["-IPTC:DateCreated=2019:05:17", "-IPTC:ObjectName=IPTC day"], Self.photo(site, "a.jpg", shade: 40))
+        try Self.exiftool(
+            ["-XMP-photoshop:DateCreated=2018-03-09", "-XMP-dc:Title=XMP day"], Self.photo(site, "b.jpg", shade: 90))
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        for (title, iso, shown) in [
+            ("IPTC day", "2019-05-17", "17 May 2019"), ("XMP day", "2018-03-09", "9 March 2018"),
+        ] {
+            let page = try Self.page(site, containing: "<h1>\(title)</h1>")
+            #expect(page.contains(#"<time datetime="\#(iso)">\#(shown)</time>"#), "\(title): \(page)")
+            #expect(page.contains(#""dateCreated":"\#(iso)""#), "\(title)")
+            #expect(!page.contains("00:00"), "\(title)")
+        }
+    }
 }
