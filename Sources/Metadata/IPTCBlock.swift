@@ -78,15 +78,26 @@ package struct IPTCBlock {
             index = start + length
         }
         var badText = false
+        var undecodable = false
         func text(_ bytes: [UInt8]) -> String {
             if let text = String(strictUTF8: bytes) { return text }
-            // Without the UTF-8 mark, text is Latin-1 as the standard's default; with it, the
-            // bad bytes are replaced and reported.
+            // Without the UTF-8 mark, text is Windows-1252, as exiftool reads it (Latin-1, the
+            // standard's default, where the two agree; the letters Windows puts at 0x80-0x9F,
+            // `Ÿ` and `€` among them, where Latin-1 has controls). With the mark, the bad bytes
+            // are replaced and reported.
             if isUTF8 {
                 badText = true
                 return String(decoding: bytes.filter { $0 != 0 }, as: UTF8.self)
             }
-            return String(String.UnicodeScalarView(bytes.filter { $0 != 0 }.map { Unicode.Scalar($0) }))
+            var scalars = String.UnicodeScalarView()
+            for byte in bytes where byte != 0 {
+                if let scalar = Self.windows1252(byte) {
+                    scalars.append(scalar)
+                } else {
+                    undecodable = true
+                }
+            }
+            return String(scalars)
         }
         func first(_ dataset: UInt8) -> String? {
             values[dataset]?.lazy.map(text).first { !$0.isVisiblyEmpty }
@@ -109,5 +120,22 @@ package struct IPTCBlock {
             creator: (values[80] ?? []).map(text).filter { !$0.isVisiblyEmpty }.joined(separator: ", ").nilWhenEmpty,
             rights: first(116))
         if badText { warnings.append("its IPTC text is not valid UTF-8; the bad bytes were replaced") }
+        if undecodable {
+            warnings.append(
+                "its IPTC text declares no character set and holds bytes Windows-1252 has no letter for (0x81, "
+                    + "0x8D, 0x8F, 0x90, 0x9D); they were left out")
+        }
+    }
+
+    /// Windows-1252's letter for `byte`; nil for the five bytes it leaves undefined.
+    static func windows1252(_ byte: UInt8) -> Unicode.Scalar? {
+        guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
+        let letters: [UInt32] = [
+            0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0,
+            0x017D, 0, 0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
+            0x0153, 0, 0x017E, 0x0178,
+        ]
+        let value = letters[Int(byte - 0x80)]
+        return value == 0 ? nil : Unicode.Scalar(value)
     }
 }

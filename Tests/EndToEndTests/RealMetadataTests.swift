@@ -111,4 +111,18 @@ import Testing
         let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
         #expect(page.contains("<p>UTF-16 (big-endian) encoded XMP</p>"), "\(page)")
     }
+
+    /// exiv2's test image whose IPTC By-line declares no character set and holds 0x9F: read as
+    /// Windows-1252 (`Jens TrŸbiger`, as exiftool shows it), not with the byte dropped.
+    @Test func iptcTextWithoutACharacterSetIsWindows1252() async throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: IPTC\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Self.fixtures.appendingPathComponent("exiv2-iptc-no-charset.jpg"), to: site.folder.file("photos/j.jpg"))
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
+        #expect(page.contains(#"<span class="creator">Jens TrŸbiger</span>"#), "\(page)")
+    }
 }

@@ -48,6 +48,20 @@ import Testing
         #expect(block.warnings.isEmpty)
     }
 
+    /// Windows-1252's letters at 0x80-0x9F (`€`, `Ÿ`, quotes), where Latin-1 has controls; its
+    /// five undefined bytes are left out with a warning.
+    @Test func textWithoutTheUTF8MarkIsWindows1252() {
+        let block = IPTCBlock(
+            bytes: Self.dataset(2, 80, [0x4A, 0x65, 0x6E, 0x73, 0x20, 0x54, 0x72, 0x9F, 0x62])
+                + Self.dataset(2, 5, [0x93, 0x80, 0x35, 0x94]))
+        #expect(block.metadata.creator == "Jens TrŸb" && block.metadata.title == "“€5”")
+        #expect(block.warnings.isEmpty)
+        let undefined = IPTCBlock(bytes: Self.dataset(2, 5, [0x41, 0x81, 0x42]))
+        #expect(undefined.metadata.title == "AB")
+        #expect(undefined.warnings.count == 1 && undefined.warnings[0].contains("Windows-1252"))
+        #expect(!undefined.warnings[0].contains("\u{0}"))
+    }
+
     @Test func badUTF8UnderTheMarkIsAWarning() {
         let block = IPTCBlock(bytes: Self.dataset(1, 90, [0x1B, 0x25, 0x47]) + Self.dataset(2, 5, [0x43, 0xE9]))
         #expect(block.metadata.title == "C\u{FFFD}")
