@@ -207,10 +207,22 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
             licence: winner.licence == nil ? licence : nil, location: winner.location == nil ? location : nil)
     }
 
-    /// At most `limit` characters, the last an ellipsis when cut: cutting again changes nothing,
+    /// At most `limit` characters, cut after the last whole word that fits (or mid-word, when
+    /// that word is most of the limit) and ended with an ellipsis: cutting again changes nothing,
     /// so a record read back (a manifest, a remote set) is what was written, and its MAC holds.
-    static func shortened(_ text: String, to limit: Int) -> String {
-        text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+    package static func shortened(_ text: String, to limit: Int) -> String {
+        guard text.count > limit else { return text }
+        let head = text.prefix(limit - 1)
+        // The next character is a space: the last word fits whole.
+        let nextIsSpace = text.dropFirst(limit - 1).first?.isWhitespace == true
+        var cut = head
+        if !nextIsSpace, let space = head.lastIndex(where: \.isWhitespace),
+            head.distance(from: head.startIndex, to: space) >= limit / 2
+        {
+            cut = head[..<space]
+        }
+        while let last = cut.last, last.isWhitespace || ",;:".contains(last) { cut = cut.dropLast() }
+        return String(cut) + "…"
     }
 }
 

@@ -104,7 +104,7 @@ extension GalleryItem {
         let said = said
         if let alt = said.alt { return alt.escapableInTemplates }
         if let line = said.description?.split(separator: "\n").first {
-            let text = String(line.prefix(PhotoMetadata.lineLimit))
+            let text = PhotoMetadata.shortened(String(line), to: PhotoMetadata.lineLimit)
             return text.escapableInTemplates
         }
         return displayTitle(in: language)

@@ -3,6 +3,20 @@ import GalleryCore
 import Testing
 
 @Suite struct PhotoMetadataTests {
+    /// Alt text (or a caption's first line standing for it) past its bound is cut after a whole
+    /// word, with an ellipsis; a word longer than half the bound is cut inside; cutting again
+    /// changes nothing.
+    @Test func longTextIsCutAtAWordWithAnEllipsis() {
+        let words = String(repeating: "harbour, ", count: 60)
+        let cut = PhotoMetadata(alt: words).bounded().alt ?? ""
+        #expect(cut.count <= PhotoMetadata.lineLimit && cut.hasSuffix("harbour…"), "\(cut.suffix(20))")
+        #expect(PhotoMetadata(alt: cut).bounded().alt == cut)
+        let long = String(repeating: "x", count: 400)
+        let inside = PhotoMetadata(alt: long).bounded().alt ?? ""
+        #expect(inside.count == PhotoMetadata.lineLimit && inside.hasSuffix("x…"))
+        #expect(PhotoMetadata.shortened("short", to: 10) == "short")
+    }
+
     @Test(
         arguments: [
             ("2024:05:01 14:32:10", nil, "2024-05-01T14:32:10", nil),
