@@ -24,7 +24,7 @@ struct ChildProcess {
         var errorTail: String
     }
 
-    enum Failure: Error {
+    enum Failure: Error, CustomStringConvertible {
         /// The program is not on `PATH`.
         case notFound(String)
         /// It could not be started for another reason (no process or descriptor left).
@@ -37,6 +37,22 @@ struct ChildProcess {
         case outputTooLarge(Int)
         /// Its pipes could no longer be read (`poll` failed): it was killed.
         case lost(errno: Int32)
+
+        /// In words, as a message quotes it.
+        var description: String {
+            switch self {
+            case .notFound(let program): "\(program) is not installed"
+            case .notStarted(let program, let code):
+                "\(program) could not be started (\(String(cString: strerror(code))))"
+            case .timedOut(let seconds, _):
+                "it gave no answer in "
+                    + (seconds.rounded() == seconds ? "\(Int(seconds))" : String(format: "%.1f", seconds))
+                    + " s and was stopped"
+            case .stopped: "the build was interrupted"
+            case .outputTooLarge(let limit): "it said more than \(limit) bytes"
+            case .lost(let code): "its output was lost (\(String(cString: strerror(code))))"
+            }
+        }
     }
 
     static let errorTailLimit = 4096

@@ -38,7 +38,7 @@ package struct VideoTranscoder: Sendable {
                 if tool == "ffmpeg", words.count > 2, words[1] == "version" { version = String(words[2]) }
             } catch {
                 if case .notFound = error { return .missing }
-                return .broken("`\(tool) -version` did not answer (\(error))")
+                return .broken("`\(tool) -version` did not answer: \(error)")
             }
         }
         return .found(
@@ -261,10 +261,17 @@ package struct VideoTranscoder: Sendable {
         }
     }
 
-    /// ffmpeg's last line or two, to quote in a message.
+    /// ffmpeg's last line or two, to quote in a message: without the addresses of its objects
+    /// (`[mov,mp4 @ 0x55d1c0a3e2c0]`) and without the machine's paths (a cached copy's, a
+    /// temporary file's), which change from one run to the next, so that two builds of the same
+    /// inputs say the same words, in the report and the manifest alike.
     static func words(_ errorTail: String) -> String {
-        let lines = errorTail.split(whereSeparator: \.isNewline).suffix(2).map {
-            $0.trimmingCharacters(in: .whitespaces)
+        let address = #" @ 0x[0-9A-Fa-f]+"#
+        let path = #"(?<![\w.])/[^\s:'"]*/[^\s:'"]*"#
+        let lines = errorTail.split(whereSeparator: \.isNewline).suffix(2).map { line in
+            line.replacingOccurrences(of: address, with: "", options: .regularExpression)
+                .replacingOccurrences(of: path, with: "(file)", options: .regularExpression)
+                .trimmingCharacters(in: .whitespaces)
         }
         let text = lines.filter { !$0.isEmpty }.joined(separator: " / ")
         return text.isEmpty ? "" : ": ffmpeg said \"\(text.prefix(400))\""

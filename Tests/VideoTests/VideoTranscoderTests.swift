@@ -9,6 +9,27 @@ import Testing
 @Suite struct VideoTranscoderTests {
     let folder: TemporaryDirectory
 
+    /// What ffmpeg said, quoted the same on every run: no object addresses, no paths of the
+    /// machine's (a cached copy's name, a temporary file's).
+    @Test func ffmpegsWordsAreTheSameOnEveryRun() {
+        let tail = """
+            [mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d1c0a3e2c0] moov atom not found
+            /tmp/gallerygen-3F2A/cache/v1/blobs/ab/cd.mp4: Invalid data found when processing input
+            """
+        #expect(
+            VideoTranscoder.words(tail)
+                == #": ffmpeg said "[mov,mp4,m4a,3gp,3g2,mj2] moov atom not found / (file): Invalid data found when processing input""#
+        )
+    }
+
+    /// A hung tool is said in words, not as the error's Swift spelling.
+    @Test func aHungToolIsSaidInWords() {
+        #expect(
+            "\(ChildProcess.Failure.timedOut(seconds: 30, errorTail: ""))"
+                == "it gave no answer in 30 s and was stopped")
+        #expect("\(ChildProcess.Failure.timedOut(seconds: 2.5, errorTail: "x"))".contains("2.5 s"))
+    }
+
     init() throws {
         folder = try TemporaryDirectory("video")
     }
