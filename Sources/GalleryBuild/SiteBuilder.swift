@@ -50,12 +50,7 @@ package struct SiteBuilder: Sendable {
         // Every secret the build is given is taken out of all it says, as it says it.
         let redaction = try BuildSecrets.redaction(config: config, options: options)
         let said = self.events
-        let events: EventHandler
-        if redaction.isEmpty {
-            events = said
-        } else {
-            events = { @Sendable (event: BuildEvent) -> Void in said(event.redacted(redaction)) }
-        }
+        let events: EventHandler = { @Sendable (event: BuildEvent) -> Void in said(event.redacted(redaction)) }
         let run = {
             [options, mode, events] (shared: BuildResources) async throws(BuildError) -> (BuildReport, String?) in
             let session = try await BuildSession(

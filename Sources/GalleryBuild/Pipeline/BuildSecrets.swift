@@ -44,11 +44,22 @@ enum BuildSecrets {
     }
 }
 
+extension Redaction {
+    /// What the build says: every secret taken out, and no NUL byte (a broken block's text
+    /// quoted in a warning).
+    func said(_ text: String) -> String {
+        let text = apply(text)
+        return text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "") : text
+    }
+
+    func said(_ text: String?) -> String? { text.map { said($0) } }
+}
+
 extension BuildEvent {
     /// The event with every secret taken out of what it says.
     func redacted(_ redaction: Redaction) -> BuildEvent {
         switch self {
-        case .warning(let message): .warning(redaction.apply(message))
+        case .warning(let message): .warning(redaction.said(message))
         case .failed(let failure): .failed(failure.redacted(redaction))
         default: self
         }
@@ -58,23 +69,22 @@ extension BuildEvent {
 extension BuildReport.Failure {
     func redacted(_ redaction: Redaction) -> BuildReport.Failure {
         var failure = self
-        failure.message = redaction.apply(message)
-        failure.url = redaction.apply(url)
-        failure.id = redaction.apply(id)
-        failure.host = redaction.apply(host)
+        failure.message = redaction.said(message)
+        failure.url = redaction.said(url)
+        failure.id = redaction.said(id)
+        failure.host = redaction.said(host)
         return failure
     }
 }
 
 extension BuildReport {
-    /// The report with every secret taken out of what it says.
+    /// The report with every secret (and NUL) taken out of what it says.
     func redacted(_ redaction: Redaction) -> BuildReport {
-        guard !redaction.isEmpty else { return self }
         var report = self
-        report.warnings = warnings.map { redaction.apply($0) }
+        report.warnings = warnings.map { redaction.said($0) }
         report.failures = failures.map { $0.redacted(redaction) }
-        report.error = redaction.apply(error)
-        report.output = redaction.apply(output)
+        report.error = redaction.said(error)
+        report.output = redaction.said(output)
         return report
     }
 }
@@ -82,8 +92,9 @@ extension BuildReport {
 extension BuildError {
     /// The error as it will be said, with every secret taken out (its code kept).
     func redacted(_ redaction: Redaction) -> BuildError {
-        guard redaction.holds(description) else { return self }
-        return BuildError(code, redaction.apply(description))
+        let description = self.description
+        guard redaction.holds(description) || description.utf8.contains(0) else { return self }
+        return BuildError(code, redaction.said(description))
     }
 }
 
