@@ -44,6 +44,20 @@ struct MediaFeed {
             throw FeedError(
                 .invalidXML, "\(name): the feed is in UTF-16 or UTF-32; gallerygen reads XML feeds in UTF-8")
         }
+        // Nor any other that does not (EBCDIC, UTF-7): the document must start with `<` as ASCII
+        // writes it, and declare an encoding that keeps ASCII's bytes, or none.
+        guard looksLikeXML(data) else {
+            throw FeedError(
+                .invalidXML,
+                "\(name): the feed does not start with `<` as UTF-8 writes it (EBCDIC?); gallerygen reads XML "
+                    + "feeds in UTF-8")
+        }
+        if let encoding = declaredEncoding(in: data), !Self.readsAsASCII(encoding) {
+            throw FeedError(
+                .invalidXML,
+                "\(name): the feed declares the encoding \"\(encoding.prefix(40))\"; gallerygen reads XML feeds in "
+                    + "UTF-8 (or an encoding that writes ASCII as ASCII, such as ISO-8859-1)")
+        }
         if let place = Self.declaration(in: data) {
             throw FeedError(
                 .invalidXML,
@@ -90,6 +104,30 @@ struct MediaFeed {
         element.children(Namespace.atom, "link").first { link in
             (link["rel"] ?? "").split(separator: " ").contains { $0.lowercased() == "next" }
         }?["href"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The encoding the XML declaration names (`<?xml version="1.0" encoding="…"?>`), if any.
+    static func declaredEncoding(in data: Data) -> String? {
+        var bytes = data.prefix(512)[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let head = String(decoding: bytes.prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
+        guard head.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml"),
+            let key = head.range(of: "encoding")
+        else { return nil }
+        let rest = head[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return String(rest.dropFirst().prefix { $0 != quote })
+    }
+
+    /// Encodings that write ASCII's characters as ASCII's bytes, so that the scan for a
+    /// declaration sees what the parser will read: UTF-8, ASCII, ISO 8859, Windows' 125x.
+    static func readsAsASCII(_ encoding: String) -> Bool {
+        let name = encoding.lowercased().replacingOccurrences(of: "_", with: "-")
+        if ["utf-8", "utf8", "us-ascii", "ascii", "latin1", "latin-1"].contains(name) { return true }
+        for prefix in ["iso-8859-", "iso8859-", "windows-125", "cp125"] where name.hasPrefix(prefix) {
+            return name.dropFirst(prefix.count).allSatisfy(\.isNumber) && name.count > prefix.count
+        }
+        return false
     }
 
     /// The first `<!DOCTYPE` or `<!ENTITY`, with its line and column.

@@ -183,6 +183,34 @@ import Testing
         }
     }
 
+    /// Encodings in which `<!DOCTYPE` is not written as ASCII, so a byte scan would not see it,
+    /// though the XML parser would read it: refused for their encoding, not parsed.
+    @Test(arguments: [
+        // UTF-7: `+ADw-!DOCTYPE` is `<!DOCTYPE`.
+        Data(
+            #"<?xml version="1.0" encoding="UTF-7"?>+ADw-!DOCTYPE rss +AFs-+ADw-!ENTITY x SYSTEM +ACI-file:///etc/passwd+ACI-+AD4-+AF0-+AD4-<rss/>"#
+                .utf8),
+        // EBCDIC (IBM037): `<?xml` is 4C 6F A7 94 93.
+        Data([
+            0x4C, 0x6F, 0xA7, 0x94, 0x93, 0x40, 0xA5, 0x85, 0x99, 0xA2, 0x89, 0x96, 0x95, 0x7E, 0x7F, 0xF1, 0x4B, 0xF0,
+            0x7F,
+        ]),
+        Data(#"<?xml version='1.0' encoding='ibm037'?><rss/>"#.utf8),
+    ])
+    func aDeclarationInAnotherEncodingIsRefused(data: Data) {
+        let error = #expect(throws: FeedError.self) {
+            try FeedReader(configuration: .init(format: .rss)).document(from: data, location: location, name: "ana.rss")
+        }
+        #expect(error?.code == .invalidXML)
+        #expect(error?.message.contains("UTF-8") == true, "\(String(describing: error))")
+    }
+
+    @Test func anEncodingThatWritesASCIIAsASCIIIsRead() throws {
+        let document = try read(
+            #"<?xml version="1.0" encoding="ISO-8859-1"?><rss><channel><title>T</title></channel></rss>"#)
+        #expect(document.title == "T")
+    }
+
     @Test func brokenXMLNamesItsPlace() {
         let broken = failure("<rss><channel>\n<item><title>x</titel></item></channel></rss>")
         #expect(broken?.code == .invalidXML && broken?.location?.line == 2, "\(String(describing: broken))")
