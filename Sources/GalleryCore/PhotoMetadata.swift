@@ -212,18 +212,25 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
     /// so a record read back (a manifest, a remote set) is what was written, and its MAC holds.
     package static func shortened(_ text: String, to limit: Int) -> String {
         guard text.count > limit else { return text }
-        let head = text.prefix(limit - 1)
-        // The next character is a space: the last word fits whole.
-        let nextIsSpace = text.dropFirst(limit - 1).first?.isWhitespace == true
-        var cut = head
-        if !nextIsSpace, let space = head.lastIndex(where: \.isWhitespace),
-            head.distance(from: head.startIndex, to: space) >= limit / 2
-        {
-            cut = head[..<space]
+        var room = limit - 1
+        while true {
+            let head = text.prefix(room)
+            // The next character is a space: the last word fits whole.
+            let nextIsSpace = text.dropFirst(room).first?.isWhitespace == true
+            var cut = head
+            if !nextIsSpace, let space = head.lastIndex(where: \.isWhitespace),
+                head.distance(from: head.startIndex, to: space) >= limit / 2
+            {
+                cut = head[..<space]
+            }
+            while let last = cut.last, last.isWhitespace || ",;:".contains(last) { cut = cut.dropLast() }
+            // What the cut left open (an isolate, an override) is closed again, within the limit.
+            let shortened = (String(cut) + "…").isolatingDirections
+            if shortened.count <= limit || room <= 1 { return shortened }
+            room -= shortened.count - limit
         }
-        while let last = cut.last, last.isWhitespace || ",;:".contains(last) { cut = cut.dropLast() }
-        return String(cut) + "…"
     }
+
 }
 
 /// A place on Earth, in degrees (WGS 84, as GPS and OpenStreetMap give it).

@@ -58,7 +58,8 @@ import Testing
             alt: "\u{200B}", keywords: ["a", "A", " ", long, "b"], rating: 9, creator: long,
             licence: "javascript:alert(1)"
         ).bounded()
-        #expect(said.title == "Fjordat\u{202E}dawn")
+        // The override is closed, and the title isolated: it cannot reorder the page around it.
+        #expect(said.title == "\u{2068}Fjordat\u{202E}dawn\u{202C}\u{2069}")
         #expect(said.description == "First line\nsecond[31m\n\n\nthird")
         #expect(said.alt == nil)
         #expect(said.keywords == ["a", "b"])
