@@ -47,6 +47,21 @@ package final class BuildStore: Sendable {
     /// aside and made anew (or, while another program holds it locked, replaced for this build
     /// by one in memory).
     package static func open(at file: URL) -> Opening {
+        // A link in the store's place (to a file out of the cache, which a pull request could
+        // set up) is never written through: it is taken away and a store of the cache's own made.
+        let links = ["", "-wal", "-shm"].map { file.path + $0 }.filter {
+            (try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType) == .typeSymbolicLink
+        }
+        if !links.isEmpty {
+            for link in links { try? FileManager.default.removeItem(atPath: link) }
+            let names = links.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+            var opening = open(at: file)
+            let replaced =
+                "\(file.path): \(names) \(links.count == 1 ? "was a symbolic link" : "were symbolic links"), never "
+                + "written through; the cache now holds a store of its own (every photo is revalidated)"
+            opening.problem = [replaced, opening.problem].compactMap { $0 }.joined(separator: "; ")
+            return opening
+        }
         do {
             return Opening(store: try BuildStore(opening: file), problem: nil)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED

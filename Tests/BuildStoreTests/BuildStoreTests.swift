@@ -25,6 +25,26 @@ import Testing
 
     func sorted(_ records: [CacheRecord]) -> [CacheRecord] { records.sorted { $0.url < $1.url } }
 
+    /// A store.sqlite that is a link out of the cache (a pull request can commit one) is never
+    /// written through: the link goes, the cache gets a store of its own, and the build says so.
+    @Test func aStoreThatIsALinkIsReplacedWithAWord() throws {
+        let folder = try TemporaryDirectory("store-link")
+        let outside = folder.file("outside.txt")
+        try Data("not the cache's".utf8).write(to: outside)
+        let file = folder.file("cache/store.sqlite")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: file, withDestinationURL: outside)
+
+        let opening = BuildStore.open(at: file)
+
+        #expect(opening.store.file == file)
+        #expect(opening.problem?.contains("store.sqlite was a symbolic link, never written through") == true)
+        #expect(try String(contentsOf: outside, encoding: .utf8) == "not the cache's")
+        let type = try FileManager.default.attributesOfItem(atPath: file.path)[.type] as? FileAttributeType
+        #expect(type == .typeRegular)
+        #expect(BuildStore.open(at: file).problem == nil, "the next build finds its own store")
+    }
+
     @Test func recordsReadBackWholeWithEveryValueAndWithNone() throws {
         let folder = try TemporaryDirectory("store")
         let file = folder.file("store.sqlite")
