@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Feed
 package import Foundation
 package import GalleryBuild
-import GalleryCore
+package import GalleryCore
 import NIOCore
 import NIOHTTP1
 
@@ -17,7 +17,13 @@ package struct SiteStarter: Sendable {
     /// Where relative feed paths are taken from (the current folder).
     package var workingDirectory: URL
 
-    package init(directory: URL, feed: String?, ci: CIWorkflow?, workingDirectory: URL) {
+    /// The feed's format, when the user names it (`--format`); nil: found by reading it.
+    package var format: FeedFormat?
+
+    package init(
+        directory: URL, feed: String?, ci: CIWorkflow?, workingDirectory: URL, format: FeedFormat? = nil
+    ) {
+        self.format = format
         self.directory = directory.standardizedFileURL
         self.feed = feed
         self.ci = ci
@@ -44,6 +50,8 @@ package struct SiteStarter: Sendable {
         var summary: String
         /// gallery.yml's `feed.auth` for it, when the feed needs a secret.
         var auth: String?
+        /// gallery.yml's `feed.format`, when the build cannot find it alone (a WebDAV folder).
+        var formatSetting: String?
     }
 
     /// The variable a Flickr API key is read from.
@@ -131,12 +139,17 @@ package struct SiteStarter: Sendable {
                 setting: "photos", format: "folder", summary: "a folder of images, photos/ (put your photos there)")
         }
         if let url = URL(string: feed), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
-            if FeedReader.isFlickrAPI(url) { return try await probeFlickr(url, reader: reader) }
-            let data = try await Self.download(reader.firstPage(url))
+            if format == .webdav || (format == nil && Self.looksLikeWebDAV(url)) { return try await probeWebDAV(url) }
+            if format == nil, FeedReader.isFlickrAPI(url) { return try await probeFlickr(url, reader: reader) }
+            let reader = FeedReader(configuration: FeedReader.Configuration(format: format ?? .auto))
+            let (data, link) = try await Self.download(reader.firstPage(url))
             do {
-                let format = try reader.shapeName(of: data, name: feed)
+                let name = try reader.shapeName(of: data, name: feed)
                 let document = try reader.document(from: data, location: url, name: feed)
-                return FeedProbe(setting: feed, format: format, summary: Self.summary(format, document))
+                let paged = document.next != nil || link.map(Self.namesNextPage) == true
+                return FeedProbe(
+                    setting: feed, format: name, summary: Self.summary(name, document, firstPageOnly: paged),
+                    formatSetting: format.map(\.rawValue))
             } catch {
                 throw BuildError(.feed, underlying: error)
             }
@@ -189,7 +202,7 @@ package struct SiteStarter: Sendable {
                 setting: setting.absoluteString, format: "Flickr API",
                 summary: "Flickr's API, not read now: set \(Self.flickrKeyVariable) to your API key", auth: auth)
         }
-        let data = try await Self.download(reader.firstPage(FeedPages.url(setting, setting: "api_key", to: key)))
+        let (data, _) = try await Self.download(reader.firstPage(FeedPages.url(setting, setting: "api_key", to: key)))
         do {
             let document = try reader.document(from: data, location: setting, name: setting.absoluteString)
             return FeedProbe(
@@ -201,16 +214,84 @@ package struct SiteStarter: Sendable {
         }
     }
 
-    private static func summary(_ format: String, _ document: FeedDocument) -> String {
+    private static func summary(_ format: String, _ document: FeedDocument, firstPageOnly: Bool = false) -> String {
         let photos = document.photos.count == 1 ? "1 photo" : "\(document.photos.count) photos"
         let count = document.skipped.count
         let skipped =
             count == 0
             ? "" : count == 1 ? " (1 entry without an image URL)" : " (\(count) entries without an image URL)"
-        return "\(format), \(photos)\(skipped)"
+        let pages = firstPageOnly ? " on its first page (each build reads every page)" : ""
+        return "\(format), \(photos)\(pages)\(skipped)"
     }
 
-    private static func download(_ url: URL) async throws(BuildError) -> Data {
+    /// Whether a `Link` header names a next page.
+    static func namesNextPage(_ link: String) -> Bool {
+        link.split(separator: ",").contains { part in
+            part.split(separator: ";").dropFirst().contains { parameter in
+                let text = parameter.replacingOccurrences(of: " ", with: "").lowercased()
+                return text.hasPrefix("rel=") && text.contains("next")
+            }
+        }
+    }
+
+    /// The addresses WebDAV servers give their folders (Nextcloud's and ownCloud's
+    /// `remote.php/dav/files/…`, `remote.php/webdav/…`, a public share's `public.php/webdav/…`),
+    /// which answer a GET with no listing.
+    static func looksLikeWebDAV(_ url: URL) -> Bool {
+        let path = url.path.lowercased()
+        return ["/remote.php/dav/", "/remote.php/webdav", "/public.php/webdav", "/public.php/dav/", "/webdav/"]
+            .contains { path.contains($0) }
+    }
+
+    /// A WebDAV folder, listed once (`PROPFIND`, `Depth: 1`) to count what is at its top; one that
+    /// asks for a login is recognised by its address and not read now.
+    private func probeWebDAV(_ url: URL) async throws(BuildError) -> FeedProbe {
+        let folder = url.absoluteString.hasSuffix("/") ? url : url.appendingPathComponent("")
+        let setting = folder.absoluteString
+        var request = HTTPClientRequest(url: setting)
+        request.method = .RAW(value: "PROPFIND")
+        request.headers.add(name: "Depth", value: "1")
+        request.headers.add(name: "Content-Type", value: "application/xml")
+        request.headers.add(name: "User-Agent", value: "gallerygen/\(GalleryVersion.current)")
+        let properties = #"<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/></d:prop></d:propfind>"#
+        request.body = .bytes(ByteBuffer(string: #"<?xml version="1.0"?>"# + properties))
+        let status: UInt
+        let body: Data
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            status = response.status.code
+            body = Data(try await response.body.collect(upTo: 50_000_000).readableBytesView)
+        } catch {
+            throw BuildError(.feed, "\(setting): cannot list the WebDAV folder (\(error))")
+        }
+        if status == 401 || status == 403 {
+            return FeedProbe(
+                setting: setting, format: "WebDAV",
+                summary: "a WebDAV folder, not read now: it asks for a login (give `auth: {basic: USER, env: "
+                    + "VARIABLE}` with the password in that variable)",
+                formatSetting: "webdav")
+        }
+        guard status == 207 else {
+            throw BuildError(.feed, "\(setting): HTTP \(status) to a WebDAV listing (PROPFIND); is it a WebDAV folder?")
+        }
+        do {
+            let listing = try WebDAVListing(data: body, folder: folder, root: folder, name: setting)
+            let photos = listing.files.filter { FeedReader.isMediaName($0.name) && !$0.name.hasPrefix(".") }.count
+            let folders = listing.folders.count
+            let inside =
+                folders == 0
+                ? "" : " and \(folders == 1 ? "1 folder" : "\(folders) folders") (each build lists every folder)"
+            return FeedProbe(
+                setting: setting, format: "WebDAV",
+                summary: "a WebDAV folder, \(photos == 1 ? "1 photo" : "\(photos) photos") at its top" + inside,
+                formatSetting: "webdav")
+        } catch {
+            throw BuildError(.feed, underlying: error)
+        }
+    }
+
+    /// The body and the `Link` header of a GET.
+    private static func download(_ url: URL) async throws(BuildError) -> (Data, String?) {
         do {
             var request = HTTPClientRequest(url: url.absoluteString)
             request.headers.add(name: "User-Agent", value: "gallerygen/\(GalleryVersion.current)")
@@ -219,7 +300,8 @@ package struct SiteStarter: Sendable {
                 throw BuildError(.feed, "\(url.absoluteString): HTTP \(response.status.code)")
             }
             let body = try await response.body.collect(upTo: 200_000_000)
-            return Data(body.readableBytesView)
+            let link = response.headers["Link"].joined(separator: ", ")
+            return (Data(body.readableBytesView), link.isEmpty ? nil : link)
         } catch let error as BuildError {
             throw error
         } catch {
@@ -270,7 +352,7 @@ package struct SiteStarter: Sendable {
             # A feed behind a secret takes `auth:`, one of many pages `paging:` (docs/feeds.md).
             feed:
               url: \(quotedFeed)
-              format: auto   # detected on every build; or jsonplaceholder, itunes, jsonfeed, list, folder,
+              format: \(feed.formatSetting ?? "auto")   # \(feed.formatSetting == nil ? "detected on every build; or" : "or auto,") jsonplaceholder, itunes, jsonfeed, list, folder,
                              # rss, mastodon, piwigo, flickr, webdav (a WebDAV folder: never detected)\(feed.auth.map { "\n  auth: \($0)   # the secret, from the environment" } ?? "")
 
             # The site's public address: feeds, the sitemap and link previews need it.

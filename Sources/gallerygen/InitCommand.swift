@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryBuild
+import GalleryCore
 import SiteStarter
 
 extension CIWorkflow: ExpressibleByArgument {}
@@ -21,12 +22,27 @@ struct InitCommand: AsyncParsableCommand {
     @Option(help: "Also write a CI workflow that publishes the site: github (GitHub Pages) or gitlab (GitLab Pages).")
     var ci: CIWorkflow?
 
+    @Option(
+        help: ArgumentHelp(
+            "The feed's format, when it cannot be found by reading it: webdav (a WebDAV folder), rss, mastodon, "
+                + "piwigo, flickr, ...; written to gallery.yml.",
+            valueName: "format"))
+    var format: String?
+
+    func validate() throws {
+        if let format, FeedFormat(rawValue: format.lowercased()) == nil {
+            let choices = FeedFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("unknown --format \"\(format)\"; use one of \(choices)")
+        }
+    }
+
     func run() async throws {
         let console = Console(quiet: false, verbose: false)
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         let starter = SiteStarter(
             directory: URL(fileURLWithPath: siteDirectory, isDirectory: true, relativeTo: workingDirectory),
-            feed: feed, ci: ci, workingDirectory: workingDirectory)
+            feed: feed, ci: ci, workingDirectory: workingDirectory,
+            format: format.flatMap { FeedFormat(rawValue: $0.lowercased()) })
         let outcome: SiteStarter.Outcome
         do {
             outcome = try await starter.run()

@@ -61,6 +61,79 @@ import Testing
         try await upstream.server.shutdown()
     }
 
+    /// A Nextcloud folder's address answers a GET with no listing: `init` knows it by its
+    /// address (or by `--format webdav`), lists it once with PROPFIND, and writes `format: webdav`,
+    /// so that the build reads it.
+    @Test(arguments: [("/remote.php/dav/files/ana/Photos/", nil), ("/dav/photos/", "webdav")] as [(String, String?)])
+    func aWebDAVFolderIsRecognisedAndListed(path: String, format: String?) async throws {
+        let server = try await TestHTTPServer { request in
+            guard request.method == "PROPFIND" else {
+                return request.path.hasSuffix(".jpg") ? .photo(request.path.hasSuffix("a.jpg") ? 1 : 2) : .text(405)
+            }
+            let folder = request.path
+            let listing =
+                #"<?xml version="1.0"?><d:multistatus xmlns:d="DAV:">"#
+                + [("", true), ("a.jpg", false), ("b.jpg", false), ("notes.txt", false), ("Trip/", true)]
+                .filter { folder == path || $0.0.isEmpty }
+                .map { name, isFolder in
+                    "<d:response><d:href>\(folder)\(name)</d:href><d:propstat><d:prop><d:resourcetype>"
+                        + (isFolder ? "<d:collection/>" : "") + "</d:resourcetype></d:prop>"
+                        + "<d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
+                }.joined() + "</d:multistatus>"
+            return .init(status: 207, headers: [("Content-Type", "application/xml")], body: Array(listing.utf8))
+        }
+        let folder = try TemporaryDirectory("init")
+
+        let run = try await CommandRun.gallerygen(
+            ["init", "site", "--feed", server.baseURL + path] + (format.map { ["--format", $0] } ?? []), in: folder.url)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.standardOutput.contains("Feed: a WebDAV folder, 2 photos at its top and 1 folder"),
+            "\(run.standardOutput)")
+        let config = try String(contentsOf: folder.file("site/gallery.yml"), encoding: .utf8)
+        #expect(config.contains("format: webdav"), "\(config)")
+        let build = try await CommandRun.gallerygen(["build", "site"], in: folder.url)
+        #expect(build.status == 0, "\(build.standardError)")
+        #expect(build.standardOutput.contains("2 photos"), "\(build.standardOutput)")
+        try await server.shutdown()
+    }
+
+    @Test func aWebDAVFolderThatAsksForALoginIsNamedNotRead() async throws {
+        let server = try await TestHTTPServer { _ in .text(401, "login") }
+        let folder = try TemporaryDirectory("init")
+        let run = try await CommandRun.gallerygen(
+            ["init", "site", "--feed", server.baseURL + "/remote.php/webdav/Photos"], in: folder.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("a WebDAV folder, not read now: it asks for a login"))
+        #expect(try String(contentsOf: folder.file("site/gallery.yml"), encoding: .utf8).contains("format: webdav"))
+        try await server.shutdown()
+    }
+
+    /// A paged feed: `init` reads its first page, and says so.
+    @Test func aPagedFeedIsSaidToBeCountedOnItsFirstPage() async throws {
+        let server = try await TestHTTPServer { request in
+            .init(
+                headers: [("Content-Type", "application/feed+json")],
+                body: Array(
+                    #"{"version": "https://jsonfeed.org/version/1.1", "title": "T", "next_url": "/feed?page=2", "items": [{"id": "1", "image": "/a.jpg"}]}"#
+                        .utf8))
+        }
+        let folder = try TemporaryDirectory("init")
+        let run = try await CommandRun.gallerygen(["init", "site", "--feed", server.baseURL + "/feed"], in: folder.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.standardOutput.contains("1 photo on its first page (each build reads every page)"),
+            "\(run.standardOutput)")
+        try await server.shutdown()
+    }
+
+    @Test func anUnknownFormatIsAUsageError() async throws {
+        let run = try await CommandRun.gallerygen(["init", "site", "--format", "dav"])
+        #expect(run.status == 64 || run.status == 2, "\(run.status)")
+        #expect(run.standardError.contains("unknown --format \"dav\""))
+    }
+
     @Test func anS3BucketIsNamedAndLeftToTheBuildToList() async throws {
         let folder = try TemporaryDirectory("init")
 
