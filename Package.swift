@@ -42,7 +42,8 @@ let package = Package(
         .target(name: "GalleryConcurrency"),
         .target(name: "GalleryJSON", dependencies: ["GalleryCore"]),
         .target(name: "Reporting"),
-        .target(name: "Metadata", dependencies: ["GalleryCore"]),
+        .target(
+            name: "Metadata", dependencies: ["GalleryCore", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "Feed",
             dependencies: ["GalleryCore", "GalleryJSON", "Metadata", .product(name: "Yams", package: "Yams")]),
@@ -142,7 +143,9 @@ let package = Package(
             name: "FeedTests", dependencies: ["Feed", "GalleryCore"],
             exclude: ["Fixtures"]  // read from the source tree by path
         ),
-        .testTarget(name: "MetadataTests", dependencies: ["Metadata", "GalleryCore"]),
+        .testTarget(
+            name: "MetadataTests",
+            dependencies: ["Metadata", "GalleryCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "LoadingTests",
             dependencies: [

@@ -3,8 +3,11 @@ import Foundation
 import GalleryCore
 import Metadata
 
-/// Reads what a photo says about itself from the blocks libvips found in its header: XMP first
-/// (what today's tools write and keep in step), then IPTC-IIM, then EXIF, field by field. The GPS
+/// Reads what a photo says about itself from the blocks libvips found in its header, field by
+/// field as the Metadata Working Group's guidance reconciles them (exiftool's MWG module is the
+/// reference): EXIF first where it says the field (the caption, creator, copyright and the time
+/// taken), then XMP, then IPTC-IIM; IPTC before XMP only when the digest a tool that kept both in
+/// step stored no longer matches the IPTC (a tool that knows no XMP changed it since). The GPS
 /// position is read for the build, which shows it only as `location:` allows. Broken blocks are
 /// warnings; the fields of the others still count.
 enum EmbeddedMetadataReader {
@@ -15,9 +18,24 @@ enum EmbeddedMetadataReader {
         warnings += xmp?.warnings ?? []
         warnings += iptc?.warnings ?? []
         let exif = exifMetadata(of: image)
-        let merged = (xmp?.metadata ?? PhotoMetadata()).filled(from: iptc?.metadata ?? PhotoMetadata())
-            .filled(from: exif)
-        return (merged.bounded(), warnings)
+        return (
+            reconciled(exif: exif, xmp: xmp?.metadata, iptc: iptc?.metadata, iptcChanged: iptc?.digestMatches == false),
+            warnings
+        )
+    }
+
+    /// The fields of the three blocks reconciled as MWG says (see the type's comment). `exif`'s
+    /// description is its ImageDescription, or after the others its UserComment.
+    static func reconciled(
+        exif: (first: PhotoMetadata, last: PhotoMetadata), xmp: PhotoMetadata?, iptc: PhotoMetadata?,
+        iptcChanged: Bool
+    ) -> PhotoMetadata {
+        let (xmp, iptc) = (xmp ?? PhotoMetadata(), iptc ?? PhotoMetadata())
+        let blocks = iptcChanged ? iptc.filled(from: xmp) : xmp.filled(from: iptc)
+        // EXIF's location comes after XMP's, as before MWG, which says nothing of places.
+        var first = exif.first
+        first.location = nil
+        return first.filled(from: blocks).filled(from: exif.last).bounded()
     }
 
     private static func blob(_ image: VipsImageRef, _ name: String) -> UnsafeRawBufferPointer? {
@@ -26,7 +44,10 @@ enum EmbeddedMetadataReader {
         return UnsafeRawBufferPointer(start: data, count: length)
     }
 
-    private static func exifMetadata(of image: VipsImageRef) -> PhotoMetadata {
+    /// EXIF's fields that come before the other blocks' (ImageDescription, Artist, Copyright,
+    /// DateTimeOriginal, and its GPS position, which is put after XMP's), and those that come
+    /// after them (UserComment as a caption).
+    private static func exifMetadata(of image: VipsImageRef) -> (first: PhotoMetadata, last: PhotoMetadata) {
         func field(_ name: String) -> String? {
             gg_vips_metadata_string(image.pointer, name).flatMap { ExifField(String(cString: $0))?.readable }
                 .flatMap(meaningful)
@@ -51,9 +72,12 @@ enum EmbeddedMetadataReader {
         {
             location = GeoPoint(latitude: latitude, longitude: longitude)
         }
-        return PhotoMetadata(
-            description: field("exif-ifd0-ImageDescription") ?? field("exif-ifd2-UserComment"), taken: taken,
-            creator: field("exif-ifd0-Artist"), rights: copyright, location: location)
+        return (
+            PhotoMetadata(
+                description: field("exif-ifd0-ImageDescription"), taken: taken, creator: field("exif-ifd0-Artist"),
+                rights: copyright, location: location),
+            PhotoMetadata(description: field("exif-ifd2-UserComment"), location: location)
+        )
     }
 
     /// EXIF's Copyright as libvips gives it: the raw value, then libexif's reading of its two

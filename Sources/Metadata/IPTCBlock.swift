@@ -1,3 +1,4 @@
+import Crypto
 package import GalleryCore
 
 /// The fields gallerygen shows, read from an IPTC-IIM block: the Application Record (2) of the
@@ -9,6 +10,9 @@ package struct IPTCBlock {
 
     package var metadata = PhotoMetadata()
     package var warnings: [String] = []
+    /// Whether the block is as the last tool that kept XMP in step with it left it: the MD5 that
+    /// tool stored (Photoshop resource 0x0425) against the block's. Nil when none is stored.
+    package var digestMatches: Bool?
 
     package init(bytes: some Collection<UInt8>) {
         guard bytes.count <= Self.sizeLimit else {
@@ -22,6 +26,9 @@ package struct IPTCBlock {
             records = bytes[...]
         } else if let found = Self.iptcResource(in: bytes) {
             records = found
+            if let stored = Self.resource(0x0425, in: bytes), stored.count == 16 {
+                digestMatches = Array(Insecure.MD5.hash(data: Array(found))) == Array(stored)
+            }
         } else {
             return
         }
@@ -31,6 +38,11 @@ package struct IPTCBlock {
     /// The data of Photoshop resource 0x0404 (IPTC-NAA) in an APP13 payload
     /// (`Photoshop 3.0\0` then `8BIM` resources).
     static func iptcResource(in bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        resource(0x0404, in: bytes)
+    }
+
+    /// The data of the Photoshop resource `wanted` in an APP13 payload.
+    static func resource(_ wanted: Int, in bytes: [UInt8]) -> ArraySlice<UInt8>? {
         let header = Array("Photoshop 3.0\0".utf8)
         var index = bytes.starts(with: header) ? header.count : 0
         let signature = Array("8BIM".utf8)
@@ -47,7 +59,7 @@ package struct IPTCBlock {
                 | Int(bytes[cursor + 3])
             cursor += 4
             guard size >= 0, cursor + size <= bytes.count else { return nil }
-            if id == 0x0404 { return bytes[cursor..<cursor + size] }
+            if id == wanted { return bytes[cursor..<cursor + size] }
             index = cursor + size + size % 2
         }
         return nil

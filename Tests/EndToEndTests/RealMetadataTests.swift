@@ -97,7 +97,7 @@ import Testing
     }
 
     /// exiftool's test image whose XMP packet is UTF-16 (big-endian): read as exiftool reads it,
-    /// its caption on the page, and no warning (one full of NUL bytes, before).
+    /// its fields on the page, and no warning (one full of NUL bytes, before).
     @Test func anXMPPacketInUTF16IsRead() async throws {
         let site = try FixtureSite(count: 0)
         try site.folder.write("title: UTF-16\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
@@ -108,8 +108,12 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         #expect(!run.standardError.contains("warning"), "\(run.standardError)")
         #expect(!run.standardError.contains("\u{0}"))
-        let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
-        #expect(page.contains("<p>UTF-16 (big-endian) encoded XMP</p>"), "\(page)")
+        // The title, keywords and licence come from the UTF-16 packet alone; its caption loses to
+        // EXIF's ImageDescription, as MWG says.
+        let page = try WhatPhotosSayTests.page(site, containing: "<h1>Test IPTC picture</h1>")
+        for shown in [">ExifTool</a>", ">XMP</a>", #"href="https://exiftool.org/""#, "<p>A witty caption</p>"] {
+            #expect(page.contains(shown), "\(shown)")
+        }
     }
 
     /// exiv2's test image whose IPTC By-line declares no character set and holds 0x9F: read as
@@ -124,5 +128,30 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
         #expect(page.contains(#"<span class="creator">Jens TrŸbiger</span>"#), "\(page)")
+    }
+
+    /// exiftool's Metadata Working Group test image: EXIF, IPTC and XMP disagree, each value
+    /// saying whether MWG's rules pick it. The page shows every RIGHT one and no WRONG one, as
+    /// exiftool's MWG composite tags do (its t/MWG_2.out).
+    @Test func exiftoolsMWGImageReadsAsMWGSays() async throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: MWG\nfeed: photos\nbase_url: https://example.com/\nimages:\n  widths: [64]\n", to: "gallery.yml")
+        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: Self.fixtures.appendingPathComponent("exiftool-MWG.jpg"), to: site.folder.file("photos/MWG.jpg"))
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
+        for shown in [
+            "<p>RIGHT-EXIF-Description</p>",
+            #"<span class="creator">RIGHT1of2-EXIF-Creator; RIGHT2of2-EXIF-Creator</span>"#,
+            #"<span class="rights">RIGHT-XMP-Copyright</span>"#, ">RIGHT1of2-XMP-Keywords</a>",
+            ">RIGHT2of2-XMP-Keywords</a>",
+            #"<time datetime="2001-01-01T01:11:11">"#,
+        ] {
+            #expect(page.contains(shown), "\(shown)")
+        }
+        #expect(!page.contains("WRONG"), "\(page)")
     }
 }

@@ -1,3 +1,4 @@
+import GalleryCore
 import Testing
 
 @testable import Imaging
@@ -32,5 +33,41 @@ import Testing
     ])
     func aBlankFieldIsNoNotice(libvips: String) {
         #expect(EmbeddedMetadataReader.copyrightNotice(libvips) == nil)
+    }
+}
+
+/// The three blocks reconciled as the Metadata Working Group says.
+@Suite struct ReconciledMetadataTests {
+    static let exif = (
+        first: PhotoMetadata(description: "EXIF caption", creator: "EXIF artist"),
+        last: PhotoMetadata(description: "EXIF comment")
+    )
+    static let xmp = PhotoMetadata(title: "XMP title", description: "XMP caption", rights: "XMP rights")
+    static let iptc = PhotoMetadata(title: "IPTC title", description: "IPTC caption", rights: "IPTC rights")
+
+    @Test func exifThenXMPThenIPTC() {
+        let said = EmbeddedMetadataReader.reconciled(
+            exif: Self.exif, xmp: Self.xmp, iptc: Self.iptc, iptcChanged: false)
+        #expect(said.description == "EXIF caption" && said.creator == "EXIF artist")
+        #expect(said.title == "XMP title" && said.rights == "XMP rights")
+    }
+
+    /// IPTC changed since a tool kept XMP in step with it (its digest no longer matches): IPTC's
+    /// values are the newer.
+    @Test func iptcChangedSinceComesBeforeXMP() {
+        let said = EmbeddedMetadataReader.reconciled(exif: Self.exif, xmp: Self.xmp, iptc: Self.iptc, iptcChanged: true)
+        #expect(said.title == "IPTC title" && said.rights == "IPTC rights")
+        #expect(said.description == "EXIF caption")
+    }
+
+    /// EXIF's UserComment is a caption only when no block says one.
+    @Test func theUserCommentComesLast() {
+        let bare = (first: PhotoMetadata(), last: PhotoMetadata(description: "EXIF comment"))
+        #expect(
+            EmbeddedMetadataReader.reconciled(exif: bare, xmp: nil, iptc: nil, iptcChanged: false).description
+                == "EXIF comment")
+        #expect(
+            EmbeddedMetadataReader.reconciled(exif: bare, xmp: Self.xmp, iptc: nil, iptcChanged: false).description
+                == "XMP caption")
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import GalleryCore
 import Metadata
 import Testing
@@ -60,6 +61,25 @@ import Testing
         #expect(undefined.metadata.title == "AB")
         #expect(undefined.warnings.count == 1 && undefined.warnings[0].contains("Windows-1252"))
         #expect(!undefined.warnings[0].contains("\u{0}"))
+    }
+
+    /// The digest a tool that kept XMP in step stored (resource 0x0425): the block's MD5, or not.
+    @Test func theStoredDigestIsCheckedAgainstTheBlock() {
+        let iptc = Self.dataset(2, 5, "Fjord")
+        func payload(digest: [UInt8]) -> [UInt8] {
+            var bytes = Array("Photoshop 3.0\0".utf8)
+            for (id, data) in [(0x0425, digest), (0x0404, iptc)] {
+                bytes +=
+                    Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF), 0, 0, 0, 0, 0, UInt8(data.count)] + data
+                if data.count % 2 == 1 { bytes.append(0) }
+            }
+            return bytes
+        }
+        let md5 = Array(Insecure.MD5.hash(data: iptc))
+        #expect(IPTCBlock(bytes: payload(digest: md5)).digestMatches == true)
+        #expect(IPTCBlock(bytes: payload(digest: [UInt8](repeating: 0, count: 16))).digestMatches == false)
+        #expect(IPTCBlock(bytes: Self.photoshop(iptc)).digestMatches == nil)
+        #expect(IPTCBlock(bytes: iptc).digestMatches == nil)
     }
 
     @Test func badUTF8UnderTheMarkIsAWarning() {
