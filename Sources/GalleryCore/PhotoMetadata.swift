@@ -384,6 +384,21 @@ package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
     /// Whether the source gave a time of day, not the day alone.
     package var hasTime: Bool { local.utf8.count > 10 }
 
+    /// The same moment in the zone `offset` (`+02:00`); nil when this time's own offset is not
+    /// known (a local time cannot be moved) or `offset` is no offset.
+    package func inZone(_ offset: String) -> CaptureTime? {
+        guard hasTime, self.offset != nil, let minutes = Self.offsetMinutes(offset) else { return nil }
+        let seconds = instant + minutes * 60
+        let days = Int((Double(seconds) / 86_400).rounded(.down))
+        let (year, month, day) = CivilDate.civil(fromDays: days)
+        let rest = seconds - days * 86_400
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let local =
+            "\(String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year))-\(two(month))-\(two(day))T\(two(rest / 3_600)):\(two(rest % 3_600 / 60)):"
+            + two(rest % 60)
+        return CaptureTime(local: local, offset: offset)
+    }
+
     package enum CodingKeys: String, CodingKey {
         case local, offset
     }

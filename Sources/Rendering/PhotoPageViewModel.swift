@@ -202,9 +202,10 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
                 Int($0)
             }
             guard numbers.count == 6 || numbers.count == 3, (1...12).contains(numbers[1]) else { return time.day }
+            // A time in UTC (a clip's, with no photo beside it to say the zone) says so.
+            let clock = String(time.local.dropFirst(11).prefix(5)) + (time.offset == "Z" ? " UTC" : "")
             return language.date(
-                year: numbers[0], month: numbers[1], day: numbers[2],
-                time: time.hasTime ? String(time.local.dropFirst(11).prefix(5)) : nil)
+                year: numbers[0], month: numbers[1], day: numbers[2], time: time.hasTime ? clock : nil)
         }
 
         /// `CC BY-SA 4.0` for a Creative Commons licence's address, `GPL-2.0` for a GNU one;

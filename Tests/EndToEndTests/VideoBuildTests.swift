@@ -73,6 +73,7 @@ import Testing
         #expect(page.contains("<source src=\"../images/") && page.contains("type=\"video/mp4\">"))
         #expect(page.contains("<meta property=\"og:video\" content=\"https://example.org/g/images/"))
         #expect(page.contains("<time datetime=\"2024-05-01T10:20:30Z\""), "the time the clip was recorded")
+        #expect(page.contains("1 May 2024, 10:20 UTC</time>"), "no photo beside it says its zone: marked as UTC")
         #expect(!page.contains("<div class=\"caption\">"), "no caption but the title, said once")
         // Feeds and the sitemap name the clip's video beside its poster.
         let sitemap = try DownloadsTests.read(site, "sitemap.xml")
@@ -106,6 +107,47 @@ import Testing
         #expect(
             Self.videos(site).map { $0.split(separator: "-").last.map(String.init) ?? "" }.sorted()
                 == ["120p.mp4", "120p.mp4", "120p.mp4", "180p.mp4", "180p.mp4", "180p.mp4"])
+    }
+
+    /// A clip's `creation_time` is UTC: shown in the zone of the photo beside it that says one
+    /// (shot at 10:20 UTC is 12:20 in Oslo in May).
+    @Test func aClipsTimeInUTCTakesTheZoneOfThePhotosBesideIt() async throws {
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
+        let site = try Self.site()
+        try WhatPhotosSayTests.exiftool(
+            ["-EXIF:DateTimeOriginal=2024:05:01 12:05:00", "-EXIF:OffsetTimeOriginal=+02:00"],
+            site.folder.file("photos/a-photo.jpg"))
+        _ = try await Self.build(site)
+        let pages = site.folder.allFiles(under: "public/photos")
+        let page = try DownloadsTests.read(site, "photos/" + (try #require(pages.first { $0.hasPrefix("b-phone") })))
+        #expect(page.contains(#"<time datetime="2024-05-01T12:20:30+02:00">1 May 2024, 12:20</time>"#), "\(page)")
+    }
+
+    /// Every file a site of clips, a Live Photo and a photo with a place publishes, originals
+    /// offered, read back with exiftool: no place (`location: city` and `off`).
+    @Test(arguments: ["city", "off"])
+    func noPublishedClipOrStillSaysWhereItWasTaken(location: String) async throws {
+        try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
+        let site = try Self.site("downloads: original\nlocation: \(location)")
+        for name in ["a-photo.jpg", "IMG_0002.JPG"] {
+            try WhatPhotosSayTests.exiftool(PublishedPlaceTests.gpsArguments, site.folder.file("photos/\(name)"))
+        }
+        try WhatPhotosSayTests.exiftool(
+            ["-Keys:GPSCoordinates=59.913868, 10.752245, 23"], site.folder.file("photos/IMG_0002.MOV"))
+        let sources = site.folder.allFiles(under: "photos").map { site.folder.file("photos/\($0)") }
+        let before = try await PublishedPlaceTests.placesFound(in: sources)
+        for name in ["a-photo.jpg", "IMG_0002.JPG", "IMG_0002.MOV", "b-phone.MOV"] {
+            #expect(before.contains { $0.hasPrefix(name + ":") }, "\(name) had a place")
+        }
+        let report = try await Self.build(site)
+        #expect(report["exit_code"] as? Int == 0)
+        let published = site.folder.allFiles(under: "public").filter {
+            $0.hasPrefix("images/") || $0.hasPrefix("originals/") || $0.hasPrefix("downloads/")
+        }.map { site.folder.file("public/\($0)") }
+        #expect(
+            published.contains { $0.pathExtension == "mp4" } && published.contains { $0.path.contains("/originals/") })
+        let found = try await PublishedPlaceTests.placesFound(in: published)
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
     @Test func onATerminalTheProgressBarSaysTheFootageDone() throws {

@@ -3,6 +3,20 @@ import GalleryCore
 import Testing
 
 @Suite struct PhotoMetadataTests {
+    /// A moment moved into another zone: across a day, a month and a year, both ways.
+    @Test(arguments: [
+        ("2024-05-01T10:20:30", "Z", "+02:00", "2024-05-01T12:20:30"),
+        ("2023-12-31T23:30:00", "Z", "+05:30", "2024-01-01T05:00:00"),
+        ("2024-03-01T01:00:00", "Z", "-08:00", "2024-02-29T17:00:00"),
+        ("2024-05-01T12:00:00", "+02:00", "Z", "2024-05-01T10:00:00"),
+    ])
+    func aMomentInAnotherZone(local: String, offset: String, zone: String, moved: String) throws {
+        let time = try #require(CaptureTime(local: local, offset: offset))
+        let other = try #require(time.inZone(zone))
+        #expect(other.local == moved && other.offset == zone && other.instant == time.instant)
+        #expect(CaptureTime(local: local)?.inZone(zone) == nil, "a local time cannot be moved")
+    }
+
     /// Alt text (or a caption's first line standing for it) past its bound is cut after a whole
     /// word, with an ellipsis; a word longer than half the bound is cut inside; cutting again
     /// changes nothing.

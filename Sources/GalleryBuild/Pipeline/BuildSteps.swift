@@ -81,6 +81,7 @@ extension BuildSession {
                 leaveOutClipsWithoutFFmpeg(&context)
             },
             BuildStep(name: "make the Live Photos' motion") { context in await makeMotions(&context) },
+            BuildStep(name: "put the clips' times in their photos' zone") { context in placeClipTimes(&context) },
             BuildStep(name: "hand the shard's work to the remote cache") { context throws(BuildError) in
                 try await shareShard(&context)
             },
