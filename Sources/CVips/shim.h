@@ -61,6 +61,11 @@ static inline int gg_vips_thumbnail(const char *path, VipsImage **out, int width
 }
 
 /// Turns an image upright by its EXIF orientation (all eight) and drops the orientation tag.
+/// Sets the EXIF orientation (1-8) gg_vips_autorot turns an image by.
+static inline void gg_vips_set_orientation(VipsImage *image, int orientation) {
+    vips_image_set_int(image, VIPS_META_ORIENTATION, orientation);
+}
+
 static inline int gg_vips_autorot(VipsImage *in, VipsImage **out) {
     return vips_autorot(in, out, NULL);
 }

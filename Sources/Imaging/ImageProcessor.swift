@@ -67,14 +67,22 @@ package struct ImageProcessor: Sendable {
             throw ImagingError(.decode, "cannot read the header of \(name): \(Vips.takeErrorText())")
         }
         let image = VipsImageRef(pointer)
-        let orientation = Int(gg_vips_orientation(pointer))
+        var orientation = Int(gg_vips_orientation(pointer))
+        let loaderName = String(cString: loader)
+        if loaderName.lowercased().contains("heif"), orientation == 1 {
+            var length = 0
+            let exif = gg_vips_metadata_blob(pointer, "exif-data", &length).map {
+                UnsafeRawBufferPointer(start: $0, count: length)
+            }
+            orientation = HEIFOrientation.orientation(of: file, exif: exif) ?? 1
+        }
         let swapsSides = orientation >= 5
         let (metadata, metadataWarnings) = EmbeddedMetadataReader.metadata(of: image)
         return ImageHeader(
             width: swapsSides ? image.height : image.width,
             height: swapsSides ? image.width : image.height,
             orientation: orientation,
-            loader: String(cString: loader),
+            loader: loaderName,
             camera: CameraDetailsReader.details(of: image),
             metadata: metadata,
             metadataWarnings: metadataWarnings
@@ -195,6 +203,8 @@ package struct ImageProcessor: Sendable {
         // A sequential image can be read once; every width and format reads this one.
         var memory = try image.copiedToMemory(.decode, "cannot decode \(name)")
         if orientation != 1 {
+            // What the header found (a HEIF file's turn is its EXIF's alone, which libvips drops).
+            gg_vips_set_orientation(memory.pointer, Int32(orientation))
             memory = try memory.making(.decode, "cannot turn \(name) upright") { gg_vips_autorot($0, $1) }
                 .copiedToMemory(.decode, "cannot turn \(name) upright")
         }

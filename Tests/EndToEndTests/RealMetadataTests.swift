@@ -154,4 +154,31 @@ import Testing
         }
         #expect(!page.contains("WRONG"), "\(page)")
     }
+
+    /// An iPhone 7's HEIC through a third-party camera app: only its EXIF says to turn it (no
+    /// `irot` property). Its thumbnails come out upright, 3024 wide and 4032 high as shown, and an
+    /// iPhone 8's, which the container turns, stay as they were.
+    @Test func aHEICTurnedOnlyByItsEXIFIsUpright() async throws {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write(
+            "title: HEIC\nfeed: photos\nimages:\n  widths: [120]\n  formats: [jpeg]\n", to: "gallery.yml")
+        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
+        for name in ["iphone-7-procam.heic", "IMG_1034.heic"] {
+            try FileManager.default.copyItem(
+                at: Self.fixtures.appendingPathComponent(name), to: site.folder.file("photos/\(name)"))
+        }
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        let grid = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+        let vipsheader = URL(fileURLWithPath: "/usr/bin/vipsheader")
+        for (id, wide, high) in [("iphone-7-procam", 120, 160), ("img-1034", 120, 90)] {
+            let start = try #require(grid.range(of: "id=\"\(id)"), "\(id) in the grid")
+            let tile = grid[start.upperBound...].prefix(1500)
+            #expect(tile.contains(#"width="\#(wide)" height="\#(high)""#), "\(id): \(tile.prefix(600))")
+            let thumbnail = try #require(
+                site.folder.allFiles(under: "public/images").first { $0.hasSuffix("-120.jpg") && tile.contains($0) })
+            let header = try await CommandRun.running(vipsheader, [site.folder.file("public/images/\(thumbnail)").path])
+            #expect(header.standardOutput.contains("\(wide)x\(high)"), "\(id): \(header.standardOutput)")
+        }
+    }
 }
