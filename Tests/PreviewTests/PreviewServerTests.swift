@@ -83,6 +83,25 @@ final class RunningPreview: Sendable {
         await preview.stop()
     }
 
+    /// A feed that lists no photo for a moment (every entry of it gone): the rebuild writes
+    /// nothing, and the preview serves the last good site, every photo of it, with the error.
+    @Test func aBuildThatWouldShowNoPhotoKeepsServingTheLastGoodSite() async throws {
+        let site = try FixtureSite(count: 2)
+        let preview = try await RunningPreview(site: site.url)
+        try await preview.waitForLog { $0.contains("2 photos") }
+        let before = try site.snapshot()
+        try site.writeFeed([])
+        try await preview.waitForLog { $0.contains("the feed has no usable entry") }
+        #expect(preview.log.contains { $0.contains("Serving the last good site.") }, "\(preview.log)")
+        let after = try site.snapshot()
+        #expect(after.mapValues(\.0) == before.mapValues(\.0), "the output as the last good build left it")
+        let client = HTTPClient.shared
+        let page = try await client.execute(HTTPClientRequest(url: preview.url.absoluteString), timeout: .seconds(10))
+        let html = String(buffer: try await page.body.collect(upTo: 1 << 20))
+        #expect(html.contains("Photo 1") && html.contains("Photo 2") && html.contains("no usable entry"))
+        await preview.stop()
+    }
+
     @Test func pollingRebuildsWhenTheRemoteFeedChangesAndOnlyThen() async throws {
         let upstream = try await Upstream(count: 2)
         let site = try FixtureSite(count: 0)
