@@ -49,15 +49,25 @@ package final class BuildStore: Sendable {
     package static func open(at file: URL) -> Opening {
         // A link in the store's place (to a file out of the cache, which a pull request could
         // set up) is never written through: it is taken away and a store of the cache's own made.
-        let links = ["", "-wal", "-shm"].map { file.path + $0 }.filter {
-            (try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType) == .typeSymbolicLink
+        func links() -> [String] {
+            ["", "-wal", "-shm", "-journal"].map { file.path + $0 }.filter {
+                (try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType)
+                    == .typeSymbolicLink
+            }
         }
-        if !links.isEmpty {
-            for link in links { try? FileManager.default.removeItem(atPath: link) }
-            let names = links.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+        let found = links()
+        if !found.isEmpty {
+            for link in found { try? FileManager.default.removeItem(atPath: link) }
+            let names = found.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+            guard links().isEmpty else {
+                return Opening(
+                    store: inMemory(),
+                    problem: "\(file.path): \(names) cannot be taken away (a symbolic link, never written through); "
+                        + "this build's records are not kept")
+            }
             var opening = open(at: file)
             let replaced =
-                "\(file.path): \(names) \(links.count == 1 ? "was a symbolic link" : "were symbolic links"), never "
+                "\(file.path): \(names) \(found.count == 1 ? "was a symbolic link" : "were symbolic links"), never "
                 + "written through; the cache now holds a store of its own (every photo is revalidated)"
             opening.problem = [replaced, opening.problem].compactMap { $0 }.joined(separator: "; ")
             return opening

@@ -52,11 +52,15 @@ struct MediaFeed {
                 "\(name): the feed does not start with `<` as UTF-8 writes it (EBCDIC?); gallerygen reads XML "
                     + "feeds in UTF-8")
         }
-        if let encoding = declaredEncoding(in: data), !Self.readsAsASCII(encoding) {
+        if let encoding = declaredEncoding(in: data), encoding.isEmpty || !Self.readsAsASCII(encoding) {
             throw FeedError(
                 .invalidXML,
-                "\(name): the feed declares the encoding \"\(encoding.prefix(40))\"; gallerygen reads XML feeds in "
-                    + "UTF-8 (or an encoding that writes ASCII as ASCII, such as ISO-8859-1)")
+                "\(name): the feed declares "
+                    + (encoding.isEmpty
+                        ? "an encoding its XML declaration does not let be read whole"
+                        : "the encoding \"\(encoding.prefix(40))\"")
+                    + "; gallerygen reads XML feeds in UTF-8 (or an encoding that writes ASCII as ASCII, such as "
+                    + "ISO-8859-1)")
         }
         if let place = Self.declaration(in: data) {
             throw FeedError(
@@ -106,17 +110,28 @@ struct MediaFeed {
         }?["href"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The encoding the XML declaration names (`<?xml version="1.0" encoding="…"?>`), if any.
+    /// What the XML declaration (`<?xml version="1.0" encoding="…"?>`) says of the encoding: nil
+    /// when there is no declaration or it names none, the name when it names one, and `""` (no
+    /// encoding there is) when it cannot be read whole: a declaration that does not end within
+    /// its first 1,024 bytes, or an `encoding` not followed by `=` and a quoted name (XML's white
+    /// space, line breaks included, allowed around the `=`).
     static func declaredEncoding(in data: Data) -> String? {
-        var bytes = data.prefix(512)[...]
+        var bytes = data.prefix(1024)[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        let head = String(decoding: bytes.prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
-        guard head.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<?xml"),
-            let key = head.range(of: "encoding")
-        else { return nil }
-        let rest = head[key.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\t" }
-        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
-        return String(rest.dropFirst().prefix { $0 != quote })
+        let text = String(decoding: bytes, as: UTF8.self)
+        let head = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard head.hasPrefix("<?xml") else { return nil }
+        guard let end = head.range(of: "?>") else { return "" }
+        let declaration = head[..<end.lowerBound]
+        guard let key = declaration.range(of: "encoding") else { return nil }
+        let space: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        var rest = declaration[key.upperBound...].drop(while: space)
+        guard rest.first == "=" else { return "" }
+        rest = rest.dropFirst().drop(while: space)
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return "" }
+        let name = rest.dropFirst().prefix { $0 != quote }
+        guard rest.dropFirst().count > name.count else { return "" }
+        return String(name)
     }
 
     /// Encodings that write ASCII's characters as ASCII's bytes, so that the scan for a

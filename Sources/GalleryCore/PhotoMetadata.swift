@@ -224,8 +224,10 @@ package struct PhotoMetadata: Sendable, Hashable, Codable {
                 cut = head[..<space]
             }
             while let last = cut.last, last.isWhitespace || ",;:".contains(last) { cut = cut.dropLast() }
-            // What the cut left open (an isolate, an override) is closed again, within the limit.
-            let shortened = (String(cut) + "…").isolatingDirections
+            // What the cut left open (an isolate, an override) is closed again, within the limit,
+            // line by line as the lines were isolated.
+            let shortened = (String(cut) + "…").split(separator: "\n", omittingEmptySubsequences: false)
+                .map { String($0).isolatingDirections }.joined(separator: "\n")
             if shortened.count <= limit || room <= 1 { return shortened }
             room -= shortened.count - limit
         }

@@ -92,7 +92,11 @@ package enum OriginalCleaner {
             guard exifHeader.count + exif.count + 2 <= 0xFFFF else { return nil }
             out += segmentBytes(0xE1, exifHeader + exif)
         }
-        let said = (xmp?.metadata ?? PhotoMetadata()).filled(from: iptc?.metadata ?? PhotoMetadata()).bounded()
+        // XMP first, IPTC where XMP is silent; IPTC first when a tool that knows no XMP changed it
+        // since its digest was stored (as EmbeddedMetadataReader reconciles them for the page).
+        let (fromXMP, fromIPTC) = (xmp?.metadata ?? PhotoMetadata(), iptc?.metadata ?? PhotoMetadata())
+        let said = (iptc?.digestMatches == false ? fromIPTC.filled(from: fromXMP) : fromXMP.filled(from: fromIPTC))
+            .bounded()
         if let packet = packet(for: said) {
             let body = xmpHeader + packet
             guard body.count + 2 <= 0xFFFF else { return nil }

@@ -140,7 +140,9 @@ package struct SiteStarter: Sendable {
         }
         if let url = URL(string: feed), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
             if format == .webdav || (format == nil && Self.looksLikeWebDAV(url)) { return try await probeWebDAV(url) }
-            if format == nil, FeedReader.isFlickrAPI(url) { return try await probeFlickr(url, reader: reader) }
+            if format == .flickr || (format == nil && FeedReader.isFlickrAPI(url)) {
+                return try await probeFlickr(url, reader: reader)
+            }
             let reader = FeedReader(configuration: FeedReader.Configuration(format: format ?? .auto))
             let (data, link) = try await Self.download(reader.firstPage(url))
             do {
@@ -180,9 +182,12 @@ package struct SiteStarter: Sendable {
             guard let data = FileManager.default.contents(atPath: file.path) else {
                 throw BuildError(.feed, "--feed \(feed): cannot read it")
             }
-            let format = try reader.shapeName(of: data, name: feed)
+            let reader = FeedReader(configuration: FeedReader.Configuration(format: format ?? .auto))
+            let name = try reader.shapeName(of: data, name: feed)
             let document = try reader.document(from: data, location: file, name: feed)
-            return FeedProbe(setting: setting, format: format, summary: Self.summary(format, document))
+            return FeedProbe(
+                setting: setting, format: name, summary: Self.summary(name, document),
+                formatSetting: format.map(\.rawValue))
         } catch let error as BuildError {
             throw error
         } catch {
@@ -239,6 +244,9 @@ package struct SiteStarter: Sendable {
     /// which answer a GET with no listing.
     static func looksLikeWebDAV(_ url: URL) -> Bool {
         let path = url.path.lowercased()
+        // A feed file kept in such a folder is read as a file.
+        let name = url.lastPathComponent.lowercased()
+        if ["json", "xml", "rss", "atom"].contains((name as NSString).pathExtension) { return false }
         return ["/remote.php/dav/", "/remote.php/webdav", "/public.php/webdav", "/public.php/dav/", "/webdav/"]
             .contains { path.contains($0) }
     }

@@ -99,6 +99,27 @@ import Testing
         try await server.shutdown()
     }
 
+    /// A feed file kept in such a folder is a file: read with a GET.
+    @Test func aFeedFileInAWebDAVFolderIsReadAsAFile() async throws {
+        let upstream = try await Upstream(count: 2)
+        let server = try await TestHTTPServer { request in
+            request.method == "GET" && request.path.hasSuffix("/feed.json")
+                ? .init(
+                    headers: [("Content-Type", "application/json")],
+                    body: Array(
+                        #"[{"title": "a", "imageUrl": "\#(upstream.feedURL.replacingOccurrences(of: "feed.json", with: "photos/1.jpg"))"}]"#
+                            .utf8))
+                : .text(405)
+        }
+        let folder = try TemporaryDirectory("init")
+        let run = try await CommandRun.gallerygen(
+            ["init", "site", "--feed", server.baseURL + "/remote.php/dav/files/ana/feed.json"], in: folder.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("Feed: list, 1 photo"), "\(run.standardOutput)")
+        try await server.shutdown()
+        try await upstream.server.shutdown()
+    }
+
     @Test func aWebDAVFolderThatAsksForALoginIsNamedNotRead() async throws {
         let server = try await TestHTTPServer { _ in .text(401, "login") }
         let folder = try TemporaryDirectory("init")

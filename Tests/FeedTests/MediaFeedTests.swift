@@ -196,6 +196,11 @@ import Testing
             0x7F,
         ]),
         Data(#"<?xml version='1.0' encoding='ibm037'?><rss/>"#.utf8),
+        // Line breaks around the `=`, as XML allows them.
+        Data("<?xml version=\"1.0\" encoding\r\n=\n\"UTF-7\"?>+ADw-!DOCTYPE rss+AD4-<rss/>".utf8),
+        // The name pushed past the first bytes read, and a declaration that does not end there.
+        Data(("<?xml version=\"1.0\"" + String(repeating: " ", count: 600) + "encoding=\"IBM037\"?><rss/>").utf8),
+        Data(("<?xml version=\"1.0\"" + String(repeating: " ", count: 2000) + "encoding=\"UTF-7\"?><rss/>").utf8),
     ])
     func aDeclarationInAnotherEncodingIsRefused(data: Data) {
         let error = #expect(throws: FeedError.self) {

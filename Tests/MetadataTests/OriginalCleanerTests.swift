@@ -224,6 +224,27 @@ import Testing
         #expect(OriginalCleaner.cleaned(jpeg: file) == nil)
     }
 
+    /// IPTC changed since a tool stored its digest (it no longer matches): the XMP written anew
+    /// takes IPTC's title before XMP's, as the page does.
+    @Test func iptcChangedSinceItsDigestComesFirst() throws {
+        let iptc: [UInt8] = [0x1C, 2, 5, 0, 10] + Array("IPTC title".utf8)
+        func resource(_ id: UInt16, _ data: [UInt8]) -> [UInt8] {
+            Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF), 0, 0, 0, 0, 0, UInt8(data.count)] + data
+                + (data.count % 2 == 1 ? [0] : [])
+        }
+        let photoshop =
+            Array("Photoshop 3.0\0".utf8) + resource(0x0425, Array(repeating: 7, count: 16)) + resource(0x0404, iptc)
+        let xmp =
+            #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">XMP title</rdf:li></rdf:Alt></dc:title></rdf:Description></rdf:RDF></x:xmpmeta>"#
+        let file =
+            [0xFF, 0xD8] + Self.segment(0xE1, Self.xmpHeader + Array(xmp.utf8)) + Self.segment(0xED, photoshop)
+            + Self.image
+        let cleaned = try #require(OriginalCleaner.cleaned(jpeg: file))
+        let packetAt = try #require(cleaned.firstRange(of: Self.xmpHeader))
+        let packet = XMPPacket(bytes: cleaned[packetAt.upperBound...].prefix { $0 != 0xFF })
+        #expect(packet.metadata.title == "IPTC title")
+    }
+
     @Test func theXMPWrittenIsReadBackAsItWasSaid() throws {
         let said = PhotoMetadata(
             title: "A <b> & \"c\"", description: "Line one\nLine two", alt: "Alt", keywords: ["x", "y"],

@@ -29,6 +29,13 @@ import Testing
         let inside = PhotoMetadata(alt: long).bounded().alt ?? ""
         #expect(inside.count == PhotoMetadata.lineLimit && inside.hasSuffix("x…"))
         #expect(PhotoMetadata.shortened("short", to: 10) == "short")
+        // Lines isolated one by one stay so when the text is cut.
+        let lines = "Intro \u{202E}x\n\u{202E}" + String(repeating: "word ", count: 1_100)
+        let description = PhotoMetadata(description: lines).bounded().description ?? ""
+        #expect(description.count <= PhotoMetadata.textLimit)
+        #expect(
+            PhotoMetadata(description: description).bounded().description == description,
+            "cutting again changes nothing")
     }
 
     @Test(

@@ -8,8 +8,10 @@ extension BuildSession {
     /// photo keeps UTC, and its page says so.
     func placeClipTimes(_ context: inout BuildContext) {
         let photos = context.photos
+        // Photos' zones only: not another clip's, nor one this step moved.
         func taken(_ photo: Photo) -> CaptureTime? {
-            photo.metadata.taken ?? context.outcomes[photo.index]?.image?.metadata?.taken
+            guard context.outcomes[photo.index]?.image?.video == nil else { return nil }
+            return photo.metadata.taken ?? context.outcomes[photo.index]?.image?.metadata?.taken
         }
         for (position, photo) in photos.enumerated() {
             guard photo.metadata.taken == nil,

@@ -62,7 +62,8 @@ extension BuildSession {
             feed.photos.map { photo in
                 let outcome = outcomes[photo.index]
                 return GalleryItem(
-                    photo: photo, image: outcome?.image, failure: outcome?.failureMessage.map(layout.publishedMessage),
+                    photo: photo, image: outcome?.image,
+                    failure: outcome?.failureMessage.map { redaction.said(layout.publishedMessage($0)) },
                     sourceName: displayName(of: photo.source),
                     captionHTML: photo.captionMarkdown.map { captions.html(from: $0) },
                     download: downloads[photo.index])
@@ -167,7 +168,7 @@ extension BuildSession {
                 sha256: outcome?.original?.sha256,
                 validators: outcome?.original.map(\.validators).flatMap { $0.isEmpty ? nil : $0 },
                 renditions: image?.renditions ?? [],
-                error: outcome?.failureMessage.map(layout.publishedMessage)
+                error: outcome?.failureMessage.map { redaction.said(layout.publishedMessage($0)) }
             )
             if let image {
                 record.width = image.width
