@@ -8,17 +8,13 @@ import Testing
 /// blank.
 @Suite(.serialized) struct CameraCopyrightTests {
     @Test func eachCamerasNoticeAsItWroteIt() async throws {
-        let site = try FixtureSite(count: 0)
-        try site.folder.write(
-            "title: Cameras\nfeed: photos\nbase_url: https://example.com/\nimages:\n  widths: [64]\n", to: "gallery.yml"
-        )
-        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
-        for name in ["exiftool-Ricoh.jpg", "nikon-d1x.jpg", "exiftool-FujiFilm.jpg", "olympus-pen-e-p3.jpg"] {
-            try FileManager.default.copyItem(
-                at: RealMetadataTests.fixtures.appendingPathComponent(name), to: site.folder.file("photos/\(name)"))
-        }
-        let run = try await CommandRun.gallerygen(["build", site.url.path])
-        #expect(run.status == 0, "\(run.standardError)")
+        let (site, _) = try await RealMetadataTests.builtAlone(
+            Dictionary(
+                uniqueKeysWithValues: [
+                    "exiftool-Ricoh.jpg", "nikon-d1x.jpg", "exiftool-FujiFilm.jpg", "olympus-pen-e-p3.jpg",
+                ]
+                .map { ($0, $0) }),
+            config: "base_url: https://example.com/\nimages:\n  widths: [64]")
 
         let ricoh = try WhatPhotosSayTests.page(site, containing: "<h1>exiftool Ricoh</h1>")
         #expect(ricoh.contains(#"<span class="rights">(C) by Caplio RR1 User</span>"#), "\(ricoh)")

@@ -96,16 +96,27 @@ import Testing
         #expect(original.contains("download=\"IMG_1034.webp\"") || original.contains("download=\"IMG_1034.jpg\""))
     }
 
+    /// A site of the real `fixtures` alone (as `photos/NAME`), built; its gallery.yml holds
+    /// `config` besides a title, the folder feed and `widths`.
+    static func builtAlone(_ fixtures: [String: String], config: String = "images:\n  widths: [64]")
+        async throws -> (site: FixtureSite, run: CommandRun)
+    {
+        let site = try FixtureSite(count: 0)
+        try site.folder.write("title: Real\nfeed: photos\n\(config)\n", to: "gallery.yml")
+        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
+        for (fixture, name) in fixtures {
+            try FileManager.default.copyItem(
+                at: Self.fixtures.appendingPathComponent(fixture), to: site.folder.file("photos/\(name)"))
+        }
+        let run = try await CommandRun.gallerygen(["build", site.url.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        return (site, run)
+    }
+
     /// exiftool's test image whose XMP packet is UTF-16 (big-endian): read as exiftool reads it,
     /// its fields on the page, and no warning (one full of NUL bytes, before).
     @Test func anXMPPacketInUTF16IsRead() async throws {
-        let site = try FixtureSite(count: 0)
-        try site.folder.write("title: UTF-16\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
-        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: Self.fixtures.appendingPathComponent("exiftool-XMP.jpg"), to: site.folder.file("photos/x.jpg"))
-        let run = try await CommandRun.gallerygen(["build", site.url.path])
-        #expect(run.status == 0, "\(run.standardError)")
+        let (site, run) = try await Self.builtAlone(["exiftool-XMP.jpg": "x.jpg"])
         #expect(!run.standardError.contains("warning"), "\(run.standardError)")
         #expect(!run.standardError.contains("\u{0}"))
         // The title, keywords and licence come from the UTF-16 packet alone; its caption loses to
@@ -119,13 +130,7 @@ import Testing
     /// exiv2's test image whose IPTC By-line declares no character set and holds 0x9F: read as
     /// Windows-1252 (`Jens TrŸbiger`, as exiftool shows it), not with the byte dropped.
     @Test func iptcTextWithoutACharacterSetIsWindows1252() async throws {
-        let site = try FixtureSite(count: 0)
-        try site.folder.write("title: IPTC\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
-        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: Self.fixtures.appendingPathComponent("exiv2-iptc-no-charset.jpg"), to: site.folder.file("photos/j.jpg"))
-        let run = try await CommandRun.gallerygen(["build", site.url.path])
-        #expect(run.status == 0, "\(run.standardError)")
+        let (site, _) = try await Self.builtAlone(["exiv2-iptc-no-charset.jpg": "j.jpg"])
         let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
         #expect(page.contains(#"<span class="creator">Jens TrŸbiger</span>"#), "\(page)")
     }
@@ -134,14 +139,8 @@ import Testing
     /// saying whether MWG's rules pick it. The page shows every RIGHT one and no WRONG one, as
     /// exiftool's MWG composite tags do (its t/MWG_2.out).
     @Test func exiftoolsMWGImageReadsAsMWGSays() async throws {
-        let site = try FixtureSite(count: 0)
-        try site.folder.write(
-            "title: MWG\nfeed: photos\nbase_url: https://example.com/\nimages:\n  widths: [64]\n", to: "gallery.yml")
-        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            at: Self.fixtures.appendingPathComponent("exiftool-MWG.jpg"), to: site.folder.file("photos/MWG.jpg"))
-        let run = try await CommandRun.gallerygen(["build", site.url.path])
-        #expect(run.status == 0, "\(run.standardError)")
+        let (site, _) = try await Self.builtAlone(
+            ["exiftool-MWG.jpg": "MWG.jpg"], config: "base_url: https://example.com/\nimages:\n  widths: [64]")
         let page = try WhatPhotosSayTests.page(site, containing: "<h1>")
         for shown in [
             "<p>RIGHT-EXIF-Description</p>",
@@ -159,16 +158,9 @@ import Testing
     /// `irot` property). Its thumbnails come out upright, 3024 wide and 4032 high as shown, and an
     /// iPhone 8's, which the container turns, stay as they were.
     @Test func aHEICTurnedOnlyByItsEXIFIsUpright() async throws {
-        let site = try FixtureSite(count: 0)
-        try site.folder.write(
-            "title: HEIC\nfeed: photos\nimages:\n  widths: [120]\n  formats: [jpeg]\n", to: "gallery.yml")
-        try FileManager.default.createDirectory(at: site.folder.file("photos"), withIntermediateDirectories: true)
-        for name in ["iphone-7-procam.heic", "IMG_1034.heic"] {
-            try FileManager.default.copyItem(
-                at: Self.fixtures.appendingPathComponent(name), to: site.folder.file("photos/\(name)"))
-        }
-        let run = try await CommandRun.gallerygen(["build", site.url.path])
-        #expect(run.status == 0, "\(run.standardError)")
+        let (site, _) = try await Self.builtAlone(
+            ["iphone-7-procam.heic": "iphone-7-procam.heic", "IMG_1034.heic": "IMG_1034.heic"],
+            config: "images:\n  widths: [120]\n  formats: [jpeg]")
         let grid = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
         let vipsheader = URL(fileURLWithPath: "/usr/bin/vipsheader")
         for (id, wide, high) in [("iphone-7-procam", 120, 160), ("img-1034", 120, 90)] {
