@@ -32,7 +32,13 @@ extension BuildSession {
     /// it. Where an original cannot be published (its metadata cannot be read whole, it is not a
     /// JPEG, it cannot be fetched), the photo's largest rendition is offered instead, with a
     /// warning.
-    func planDownloads(photos: [Photo], outcomes: [Int: PhotoOutcome], previous: [String]?) async -> PlannedDownloads {
+    ///
+    /// `recorded` gives the hash the last build recorded for a file it wrote, while the file is
+    /// still as it left it (its stamp unchanged): an original cleaned then is not cleaned again.
+    func planDownloads(
+        photos: [Photo], outcomes: [Int: PhotoOutcome], previous: [String]?,
+        recorded: (String) -> PageFingerprint? = { _ in nil }
+    ) async -> PlannedDownloads {
         var plan = PlannedDownloads()
         guard config.downloads != .off else { return plan }
         let removesPlace = config.location != .exact
@@ -59,7 +65,7 @@ extension BuildSession {
                 let key = String(original.sha256.prefix(20)) + (removesPlace ? Self.placeRemovedSuffix : "")
                 known = await originalDownload(
                     original, key: key, published: published[key], removesPlace: removesPlace, plan: &plan,
-                    notJPEG: &notJPEG, name: displayName(of: photo.source))
+                    notJPEG: &notJPEG, name: displayName(of: photo.source), recorded: recorded)
                 decided[original.sha256] = known
             }
             guard var download = known else {
@@ -83,9 +89,24 @@ extension BuildSession {
     /// (a warning says why, unless it is a format whose place is not removed).
     private func originalDownload(
         _ original: Original, key: String, published: String?, removesPlace: Bool, plan: inout PlannedDownloads,
-        notJPEG: inout [String], name: String
+        notJPEG: inout [String], name: String, recorded: (String) -> PageFingerprint?
     ) async -> Download? {
         let size = original.byteCount
+        // Cleaned and written by the last build, and as it left it since (checked by its hash when
+        // written; by its stamp now): not read again. A file swapped in since has another stamp.
+        if removesPlace, let published, published.hasSuffix(".jpg"), let fingerprint = recorded(published),
+            let status = FileStatus(layout.outputDirectory.appendingPathComponent(published)),
+            FileStatus(original.file)?.isRegularFile == true
+        {
+            let source = original.file
+            plan.files.append(
+                OutputFile(
+                    path: published,
+                    content: .made(size: status.size, sha256: fingerprint.description) { target in
+                        try Self.writeCleaned(source, size: size, to: target, name: name)
+                    }))
+            return Download(path: published, fileName: "", byteCount: status.size, kind: OriginalKind.jpeg.label)
+        }
         let hinted = Self.hintedKind(of: original)
         if removesPlace, let hinted, hinted != .jpeg {
             notJPEG.append(name)

@@ -262,8 +262,14 @@ extension BuildSession {
     private func chooseDownloads(_ context: inout BuildContext) async {
         guard config.downloads != .off else { return }
         let previous = await context.previousManifest?.value.0
+        // The hashes the last build recorded for the originals it published (what the render
+        // step reads for its pages): one still as stamped is not cleaned again.
+        let pages =
+            config.downloads == .original
+            ? RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory) : nil
         context.downloads = await planDownloads(
-            photos: context.feed.photos, outcomes: context.outcomes, previous: previous)
+            photos: context.feed.photos, outcomes: context.outcomes, previous: previous,
+            recorded: { path in pages?.recorded(path) })
         for warning in context.downloads.warnings {
             context.report.warnings.append(warning)
             events(.warning(warning))
