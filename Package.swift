@@ -88,7 +88,7 @@ let package = Package(
             name: "GalleryBuild",
             dependencies: [
                 "BuildStore", "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging",
-                "Markdown", "Rendering", "Reporting", "Video",
+                "Markdown", "Metadata", "Rendering", "Reporting", "Video",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
