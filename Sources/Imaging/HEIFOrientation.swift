@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCore
+import Metadata
 
 /// The turn of a HEIF photo (HEIC, AVIF) that only its EXIF says. A HEIF file turns its image
 /// with an `irot` (and mirrors it with an `imir`) property, which libheif applies as it decodes;
@@ -57,26 +58,17 @@ enum HEIFOrientation {
     /// IFD0's Orientation in an EXIF block (with or without its `Exif\0\0` header, or a HEIF
     /// item's 4-byte offset before it).
     static func exifOrientation(_ block: UnsafeRawBufferPointer) -> Int? {
-        let bytes = [UInt8](block.prefix(1 << 16))
+        let window = UnsafeRawBufferPointer(rebasing: block.prefix(1 << 16))
         guard
-            let start = (0..<min(16, max(0, bytes.count - 8))).first(where: { index in
-                (bytes[index] == 0x4D && bytes[index + 1] == 0x4D && bytes[index + 2] == 0 && bytes[index + 3] == 42)
-                    || (bytes[index] == 0x49 && bytes[index + 1] == 0x49 && bytes[index + 2] == 42
-                        && bytes[index + 3] == 0)
-            })
+            let tiff = (0..<min(16, window.count)).lazy.compactMap({
+                TIFFNumbers(UnsafeRawBufferPointer(rebasing: window[$0...]))
+            }).first,
+            let ifd = tiff.firstIFD, let count = tiff.read(ifd, 2)
         else { return nil }
-        let bigEndian = bytes[start] == 0x4D
-        func read(_ at: Int, _ count: Int) -> Int? {
-            guard at >= 0, at + count <= bytes.count else { return nil }
-            var value = 0
-            for index in 0..<count { value = value << 8 | Int(bytes[bigEndian ? at + index : at + count - 1 - index]) }
-            return value
-        }
-        guard let ifd = read(start + 4, 4).map({ start + $0 }), let count = read(ifd, 2) else { return nil }
         for entry in 0..<count {
             let at = ifd + 2 + entry * 12
-            guard let tag = read(at, 2) else { return nil }
-            if tag == 0x0112, let value = read(at + 8, 2), (1...8).contains(value) { return value }
+            guard let tag = tiff.read(at, 2) else { return nil }
+            if tag == 0x0112, let value = tiff.read(at + 8, 2), (1...8).contains(value) { return value }
         }
         return nil
     }

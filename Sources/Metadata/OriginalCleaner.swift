@@ -226,23 +226,8 @@ package enum OriginalCleaner {
     /// A TIFF structure of the kept tags, in the original's byte order; nil when IFD0 or the EXIF
     /// IFD cannot be read whole.
     private static func keptEXIF(_ tiff: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard tiff.count >= 8 else { return nil }
-        let bigEndian: Bool
-        switch (tiff[0], tiff[1]) {
-        case (0x4D, 0x4D): bigEndian = true
-        case (0x49, 0x49): bigEndian = false
-        default: return nil
-        }
-        func read(_ at: Int, _ count: Int) -> Int? {
-            guard at >= 0, count <= 4, at + count <= tiff.count else { return nil }
-            var value = 0
-            for index in 0..<count {
-                let byte = Int(tiff[bigEndian ? at + index : at + count - 1 - index])
-                value = value << 8 | byte
-            }
-            return value
-        }
-        guard read(2, 2) == 42, let first = read(4, 4) else { return nil }
+        guard let numbers = TIFFNumbers(UnsafeRawBufferPointer(tiff)), let first = numbers.firstIFD else { return nil }
+        let read = numbers.read
         func entries(at ifd: Int, keeping kept: Set<UInt16>) -> (kept: [Entry], exifIFD: Int?)? {
             // (Some writers leave out the next IFD's offset at the block's end.)
             guard let count = read(ifd, 2), ifd + 2 + count * 12 <= tiff.count else { return nil }
@@ -284,7 +269,7 @@ package enum OriginalCleaner {
             guard let (found, _) = entries(at: exifPointer, keeping: keptExifTags) else { return nil }
             exifEntries = found
         }
-        return tiffBytes(ifd0: ifd0, exif: exifEntries, bigEndian: bigEndian)
+        return tiffBytes(ifd0: ifd0, exif: exifEntries, bigEndian: numbers.bigEndian)
     }
 
     /// IFD0 at offset 8, its values after it, then the EXIF IFD and its values; tags in order.
