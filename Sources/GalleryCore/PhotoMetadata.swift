@@ -390,15 +390,9 @@ package struct CaptureTime: Sendable, Hashable, Codable, Comparable {
     /// known (a local time cannot be moved) or `offset` is no offset.
     package func inZone(_ offset: String) -> CaptureTime? {
         guard hasTime, self.offset != nil, let minutes = Self.offsetMinutes(offset) else { return nil }
-        let seconds = instant + minutes * 60
-        let days = Int((Double(seconds) / 86_400).rounded(.down))
-        let (year, month, day) = CivilDate.civil(fromDays: days)
-        let rest = seconds - days * 86_400
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let local =
-            "\(String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year))-\(two(month))-\(two(day))T\(two(rest / 3_600)):\(two(rest % 3_600 / 60)):"
-            + two(rest % 60)
-        return CaptureTime(local: local, offset: offset)
+        // The wall clock there is UTC's at the moment plus the offset: RFC 3339's text less its `Z`.
+        let local = CivilDate.rfc3339(secondsSince1970: instant + minutes * 60).dropLast()
+        return CaptureTime(local: String(local), offset: offset)
     }
 
     package enum CodingKeys: String, CodingKey {
