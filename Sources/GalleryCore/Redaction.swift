@@ -26,13 +26,10 @@ package struct Redaction: Sendable, Equatable {
                 tooShort += 1
                 continue
             }
-            let strict = secret.percentEncodedStrictly(keepingSlash: false)
+            // Also as a path writes it, and as XML or HTML escapes it.
+            forms.formUnion(secret.echoedForms)
             forms.formUnion([
-                secret, strict, strict.lowercasingEscapes,
-                secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret,
-                secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? secret,
                 secret.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? secret,
-                secret.replacingOccurrences(of: "/", with: "\\/"),
                 secret.replacingOccurrences(of: "&", with: "&amp;"),
             ])
         }
@@ -60,4 +57,20 @@ package struct Redaction: Sendable, Equatable {
     }
 
     package func apply(_ text: String?) -> String? { text.map { apply($0) } }
+}
+
+extension String {
+    /// This secret as an answer could repeat it: as written, percent-encoded every way (upper-
+    /// and lower-case hex), and with `/` escaped as JSON writes it. What a request's credentials
+    /// strip and search for (the loader's), and the start of what a build takes out of all it
+    /// says (``Redaction``).
+    package var echoedForms: Set<String> {
+        let strict = percentEncodedStrictly(keepingSlash: false)
+        return [
+            self, strict, strict.lowercasingEscapes,
+            addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? self,
+            addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? self,
+            replacingOccurrences(of: "/", with: "\\/"),
+        ]
+    }
 }

@@ -34,7 +34,7 @@ extension HTTPLoader {
                 guard let found = URL(string: location, relativeTo: url)?.absoluteURL,
                     case let next = configuration.credentials?.stripped(found) ?? found,
                     ["http", "https"].contains(next.scheme?.lowercased() ?? ""),
-                    configuration.credentials.map({ $0.applies(to: next) || !$0.holdsSecret(next) }) ?? true,
+                    configuration.credentials?.mayRedirect(to: next) != false,
                     visited.insert(next.absoluteString).inserted
                 else {
                     throw LoadingError(

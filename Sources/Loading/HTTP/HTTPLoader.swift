@@ -465,9 +465,7 @@ package final class HTTPLoader: OriginalLoading {
                         .network, url: url.absoluteString,
                         "redirected to an unusable location \"\(redacted(String(location.prefix(200))))\"")
                 }
-                if let credentials = configuration.credentials, !credentials.applies(to: canonical.url),
-                    credentials.holdsSecret(canonical.url)
-                {
+                if configuration.credentials?.mayRedirect(to: canonical.url) == false {
                     throw LoadingError(
                         .redirectLoop, url: url.absoluteString,
                         "redirected to another host with the feed's secret in the address; not followed, so that "

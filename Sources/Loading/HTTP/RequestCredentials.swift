@@ -104,13 +104,7 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
     /// The secret's forms as an answer could hold them: as written, percent-encoded every way
     /// (upper- and lower-case hex), with `/` escaped as JSON writes it, and Basic's token.
     private var forms: Set<String> {
-        let strict = secret.percentEncodedStrictly(keepingSlash: false)
-        var forms: Set<String> = [
-            secret, strict, strict.lowercasingEscapes,
-            secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret,
-            secret.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? secret,
-            secret.replacingOccurrences(of: "/", with: "\\/"),
-        ]
+        var forms = secret.echoedForms
         if case .basic(let user) = kind { forms.insert(basicToken(user)) }
         return forms
     }
@@ -122,6 +116,12 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
         guard secret.count >= 4 else { return false }
         let text = stripped(url).absoluteString
         return forms.contains { text.contains($0) }
+    }
+
+    /// Whether a redirect to `url` (once ``stripped(_:)``) may be followed: to the feed's origin, or
+    /// to another whose address does not hold the secret.
+    package func mayRedirect(to url: URL) -> Bool {
+        applies(to: url) || !holdsSecret(url)
     }
 
     /// True when `data` (a feed page's body) holds the secret: such a page is used and not kept.
