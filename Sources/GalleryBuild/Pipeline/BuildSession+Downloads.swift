@@ -98,13 +98,10 @@ extension BuildSession {
             let status = FileStatus(layout.outputDirectory.appendingPathComponent(published)),
             FileStatus(original.file)?.isRegularFile == true
         {
-            let source = original.file
             plan.files.append(
-                OutputFile(
-                    path: published,
-                    content: .made(size: status.size, sha256: fingerprint.description) { target in
-                        try Self.writeCleaned(source, size: size, to: target, name: name)
-                    }))
+                Self.cleanedOriginal(
+                    original.file, size: size, at: published, cleanedSize: status.size,
+                    sha256: fingerprint.description, name: name))
             return Download(path: published, fileName: "", byteCount: status.size, kind: OriginalKind.jpeg.label)
         }
         let hinted = Self.hintedKind(of: original)
@@ -158,13 +155,10 @@ extension BuildSession {
             }
             let path = Self.originalsFolder + key + ".jpg"
             let cleanedSize = Int64(cleaned.count)
-            let source = file
             plan.files.append(
-                OutputFile(
-                    path: path,
-                    content: .made(size: cleanedSize, sha256: sha256Hex(of: Data(cleaned))) { target in
-                        try Self.writeCleaned(source, size: size, to: target, name: name)
-                    }))
+                Self.cleanedOriginal(
+                    file, size: size, at: path, cleanedSize: cleanedSize, sha256: sha256Hex(of: Data(cleaned)),
+                    name: name))
             return Download(path: path, fileName: "", byteCount: cleanedSize, kind: kind.label)
         }
         let path = Self.originalsFolder + key + "." + kind.fileExtension
@@ -195,8 +189,20 @@ extension BuildSession {
         )
     }
 
+    /// The output file at `path` that is `file` (of `size` bytes) as ``OriginalCleaner`` keeps it:
+    /// `cleanedSize` bytes hashing to `sha256`, made only when the output does not hold it.
+    static func cleanedOriginal(
+        _ file: URL, size: Int64, at path: String, cleanedSize: Int64, sha256: String, name: String
+    ) -> OutputFile {
+        OutputFile(
+            path: path,
+            content: .made(size: cleanedSize, sha256: sha256) { target in
+                try writeCleaned(file, size: size, to: target, name: name)
+            })
+    }
+
     /// Writes `file` as ``OriginalCleaner`` keeps it, or throws: never as it is.
-    static func writeCleaned(_ file: URL, size: Int64, to target: URL, name: String) throws {
+    private static func writeCleaned(_ file: URL, size: Int64, to target: URL, name: String) throws {
         let bytes = try [UInt8](Data(contentsOf: file))
         guard bytes.count == size, let cleaned = OriginalCleaner.cleaned(jpeg: bytes) else {
             throw CocoaError(

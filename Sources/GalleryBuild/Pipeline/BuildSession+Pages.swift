@@ -31,10 +31,11 @@ extension BuildSession {
 
     /// Renders the pages and stages each chunk as it comes (a gallery of 100,000 photos never
     /// holds all its pages). A grid or photo page found in place as this build would write it
-    /// (``RenderedPages``) is not rendered again.
+    /// (``RenderedPages``, read from the store unless a step before read it: `recorded`) is not
+    /// rendered again.
     func render(
         feed: FeedDocument, outcomes: [Int: PhotoOutcome], downloads: [Int: Download] = [:],
-        into staging: OutputWriter.Staging
+        recorded: RenderedPages? = nil, into staging: OutputWriter.Staging
     ) async throws(BuildError) -> RenderedSite {
         var intro = ""
         var introSHA256: String?
@@ -76,7 +77,8 @@ extension BuildSession {
         var gallery = Gallery(
             title: config.title, introHTML: intro, baseURL: config.baseURL, items: items, albums: albums)
         let zips = planAlbumZips(of: &gallery)
-        let previous = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
+        let previous =
+            recorded ?? RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
         var site = RenderedSite(record: previous, introSHA256: introSHA256, zips: zips)
         do {
             func stage(_ files: [RenderedFile]) throws {

@@ -28,6 +28,10 @@ struct BuildContext {
     var motionOriginals: [Original] = []
     /// What visitors can download (`downloads:`).
     var downloads = PlannedDownloads()
+    /// The pages and files the last build recorded in the output (``RenderedPages``), when a step
+    /// before the render step read them (the downloads' originals): the render step reads them
+    /// once, not again.
+    var renderedPages: RenderedPages?
     /// The output being staged, from the render step on.
     var staging: OutputWriter.Staging?
     var site: BuildSession.RenderedSite?
@@ -256,7 +260,8 @@ extension BuildSession {
         }
         context.staging = staging
         context.site = try await render(
-            feed: context.feed, outcomes: context.outcomes, downloads: context.downloads.photos, into: staging)
+            feed: context.feed, outcomes: context.outcomes, downloads: context.downloads.photos,
+            recorded: context.renderedPages.take(), into: staging)
     }
 
     private func chooseDownloads(_ context: inout BuildContext) async {
@@ -264,9 +269,10 @@ extension BuildSession {
         let previous = await context.previousManifest?.value.0
         // The hashes the last build recorded for the originals it published (what the render
         // step reads for its pages): one still as stamped is not cleaned again.
-        let pages =
-            config.downloads == .original
-            ? RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory) : nil
+        if config.downloads == .original {
+            context.renderedPages = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
+        }
+        let pages = context.renderedPages
         context.downloads = await planDownloads(
             photos: context.feed.photos, outcomes: context.outcomes, previous: previous,
             recorded: { path in pages?.recorded(path) })
