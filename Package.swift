@@ -110,7 +110,8 @@ let package = Package(
         .target(
             name: "SiteStarter",
             dependencies: [
-                "Feed", "GalleryBuild", "GalleryCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "Feed", "GalleryBuild", "GalleryCore", "Loading",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),

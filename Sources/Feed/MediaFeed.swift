@@ -118,13 +118,13 @@ struct MediaFeed {
     static func declaredEncoding(in data: Data) -> String? {
         var bytes = data.prefix(1024)[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        let text = String(decoding: bytes, as: UTF8.self)
-        let head = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        // XML's white space.
+        let space: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        let head = String(decoding: bytes, as: UTF8.self).drop(while: space)
         guard head.hasPrefix("<?xml") else { return nil }
         guard let end = head.range(of: "?>") else { return "" }
         let declaration = head[..<end.lowerBound]
         guard let key = declaration.range(of: "encoding") else { return nil }
-        let space: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         var rest = declaration[key.upperBound...].drop(while: space)
         guard rest.first == "=" else { return "" }
         rest = rest.dropFirst().drop(while: space)

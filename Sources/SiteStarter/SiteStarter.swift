@@ -3,6 +3,7 @@ import Feed
 package import Foundation
 package import GalleryBuild
 package import GalleryCore
+import Loading
 import NIOCore
 import NIOHTTP1
 
@@ -261,8 +262,7 @@ package struct SiteStarter: Sendable {
         request.headers.add(name: "Depth", value: "1")
         request.headers.add(name: "Content-Type", value: "application/xml")
         request.headers.add(name: "User-Agent", value: "gallerygen/\(GalleryVersion.current)")
-        let properties = #"<d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/></d:prop></d:propfind>"#
-        request.body = .bytes(ByteBuffer(string: #"<?xml version="1.0"?>"# + properties))
+        request.body = .bytes(ByteBuffer(string: HTTPLoader.propfindBody))
         let status: UInt
         let body: Data
         do {

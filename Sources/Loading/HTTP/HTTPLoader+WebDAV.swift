@@ -7,7 +7,7 @@ import NIOHTTP1
 extension HTTPLoader {
     /// The properties a WebDAV folder's listing is asked for: enough to tell a folder from a
     /// file, and a file's version.
-    static let propfindBody = """
+    package static let propfindBody = """
         <?xml version="1.0" encoding="utf-8"?>
         <d:propfind xmlns:d="DAV:"><d:prop><d:resourcetype/><d:getetag/><d:getlastmodified/>\
         <d:getcontenttype/><d:getcontentlength/></d:prop></d:propfind>
