@@ -118,8 +118,8 @@ struct MediaFeed {
     static func declaredEncoding(in data: Data) -> String? {
         var bytes = data.prefix(1024)[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        // XML's white space.
-        let space: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        // XML's white space (`\r\n` is one Character in Swift).
+        let space: (Character) -> Bool = { $0.unicodeScalars.allSatisfy { " \t\n\r".unicodeScalars.contains($0) } }
         let head = String(decoding: bytes, as: UTF8.self).drop(while: space)
         guard head.hasPrefix("<?xml") else { return nil }
         guard let end = head.range(of: "?>") else { return "" }

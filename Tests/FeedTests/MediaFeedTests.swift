@@ -214,6 +214,10 @@ import Testing
         let document = try read(
             #"<?xml version="1.0" encoding="ISO-8859-1"?><rss><channel><title>T</title></channel></rss>"#)
         #expect(document.title == "T")
+        // A Windows line break around the `=` is white space as a Unix one is.
+        let crlf = try read(
+            "<?xml version=\"1.0\" encoding\r\n=\r\n\"UTF-8\"?><rss><channel><title>T</title></channel></rss>")
+        #expect(crlf.title == "T")
     }
 
     @Test func brokenXMLNamesItsPlace() {
