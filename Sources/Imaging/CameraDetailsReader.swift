@@ -55,11 +55,16 @@ struct ExifField {
     var raw: String
     var readable: String?
 
-    init?(_ text: String) {
-        // The tail ", Type, N components, N bytes)" is libvips' own; the rest is "raw (readable".
+    /// The text of a libvips EXIF field without libvips' own tail (", Type, N components, N
+    /// bytes)"): "raw (readable". Nil for text without that tail.
+    static func head(of text: String) -> Substring? {
         guard let tail = text.range(of: #", [A-Za-z]+, \d+ components?, \d+ bytes?\)$"#, options: .regularExpression)
         else { return nil }
-        let head = String(text[..<tail.lowerBound])
+        return text[..<tail.lowerBound]
+    }
+
+    init?(_ text: String) {
+        guard let head = Self.head(of: text).map(String.init) else { return nil }
         // ASCII fields read the same raw and readable: split where the two halves match.
         var split: Range<String.Index>?
         var search = head.startIndex..<head.endIndex

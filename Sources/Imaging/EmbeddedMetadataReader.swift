@@ -86,9 +86,7 @@ enum EmbeddedMetadataReader {
     /// so the split is where the photographer's reading repeats the raw value. Nil for a blank or
     /// NUL-filled field; `photographer; editor` when both are given.
     static func copyrightNotice(_ text: String) -> String? {
-        guard let tail = text.range(of: #", [A-Za-z]+, \d+ components?, \d+ bytes?\)$"#, options: .regularExpression)
-        else { return nil }
-        let head = text[..<tail.lowerBound]
+        guard let head = ExifField.head(of: text) else { return nil }
         let editorMark = " (Editor)"
         let photographerMark = " (Photographer) - "
         guard head.hasSuffix(editorMark) else { return nil }
