@@ -149,7 +149,7 @@ package struct SiteStarter: Sendable {
             do {
                 let name = try reader.shapeName(of: data, name: feed)
                 let document = try reader.document(from: data, location: url, name: feed)
-                let paged = document.next != nil || link.map(Self.namesNextPage) == true
+                let paged = document.next != nil || link.flatMap { FeedPages.next(inLinkHeader: $0, base: url) } != nil
                 return FeedProbe(
                     setting: feed, format: name, summary: Self.summary(name, document, firstPageOnly: paged),
                     formatSetting: format.map(\.rawValue))
@@ -228,16 +228,6 @@ package struct SiteStarter: Sendable {
             ? "" : count == 1 ? " (1 entry without an image URL)" : " (\(count) entries without an image URL)"
         let pages = firstPageOnly ? " on its first page (each build reads every page)" : ""
         return "\(format), \(photos)\(pages)\(skipped)"
-    }
-
-    /// Whether a `Link` header names a next page.
-    static func namesNextPage(_ link: String) -> Bool {
-        link.split(separator: ",").contains { part in
-            part.split(separator: ";").dropFirst().contains { parameter in
-                let text = parameter.replacingOccurrences(of: " ", with: "").lowercased()
-                return text.hasPrefix("rel=") && text.contains("next")
-            }
-        }
     }
 
     /// The addresses WebDAV servers give their folders (Nextcloud's and ownCloud's

@@ -149,6 +149,24 @@ import Testing
         try await server.shutdown()
     }
 
+    /// The same when the next page is named by a `Link` header (GitHub's, Mastodon's), not by the
+    /// body; a `Link` with no next page is no paging.
+    @Test(arguments: [
+        (#"</feed?page=2>; rel="next", </feed?page=9>; rel="last""#, true), (#"</feed?page=1>; rel="first""#, false),
+    ])
+    func aLinkHeadersNextPageIsSaidToo(link: String, paged: Bool) async throws {
+        let server = try await TestHTTPServer { request in
+            .init(
+                headers: [("Content-Type", "application/json"), ("Link", link)],
+                body: Array(#"[{"title": "a", "imageUrl": "/a.jpg"}]"#.utf8))
+        }
+        let folder = try TemporaryDirectory("init")
+        let run = try await CommandRun.gallerygen(["init", "site", "--feed", server.baseURL + "/feed"], in: folder.url)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("on its first page") == paged, "\(run.standardOutput)")
+        try await server.shutdown()
+    }
+
     @Test func anUnknownFormatIsAUsageError() async throws {
         let run = try await CommandRun.gallerygen(["init", "site", "--format", "dav"])
         #expect(run.status == 64 || run.status == 2, "\(run.status)")
