@@ -87,10 +87,9 @@ actor BuildLoop {
         switch outcome {
         case .built(let result) where result.report.outputKept:
             // It wrote nothing: the site served is the last good one.
-            log(
-                "error: \(result.failure(strict: false) ?? "the site would show no photo")\nServing the last good site."
-            )
-            liveReload.publish(.failed(result.failure(strict: false) ?? "the site would show no photo"))
+            let message = result.failure(strict: false) ?? "the site would show no photo"
+            log("error: \(message)\nServing the last good site.")
+            liveReload.publish(.failed(message))
         case .built(let result):
             lastResult = result
             guard announce else { return outcome }

@@ -44,10 +44,7 @@ struct ChildProcess {
             case .notFound(let program): "\(program) is not installed"
             case .notStarted(let program, let code):
                 "\(program) could not be started (\(String(cString: strerror(code))))"
-            case .timedOut(let seconds, _):
-                "it gave no answer in "
-                    + (seconds.rounded() == seconds ? "\(Int(seconds))" : String(format: "%.1f", seconds))
-                    + " s and was stopped"
+            case .timedOut(let seconds, _): "it gave no answer in \(VideoTranscoder.seconds(seconds)) and was stopped"
             case .stopped: "the build was interrupted"
             case .outputTooLarge(let limit): "it said more than \(limit) bytes"
             case .lost(let code): "its output was lost (\(String(cString: strerror(code))))"
