@@ -111,8 +111,21 @@ import Testing
         """
 
     /// The photos, one a layout, in photos/ of `site`; the names of those whose metadata cannot
-    /// be read whole (a rendition is offered for them).
+    /// be read whole (a rendition is offered for them). Made on a thread of its own: some thirty
+    /// runs of exiftool and vips would hold one of the test process's cooperative threads for
+    /// seconds, and starve the other tests' tasks.
     static func writeCorpus(_ site: FixtureSite) async throws -> Set<String> {
+        try await offTheCooperativeThreads { try makeCorpus(site) }
+    }
+
+    /// exiftool writing `arguments` into `file`, or an error saying what it said: for work on a
+    /// thread of its own, where no expectation is recorded.
+    static func write(_ arguments: [String], _ file: URL) throws {
+        let run = try WhatPhotosSayTests.writing(arguments, into: file)
+        guard run.status == 0 else { throw TestImageError(message: "exiftool \(arguments): \(run.standardError)") }
+    }
+
+    private static func makeCorpus(_ site: FixtureSite) throws -> Set<String> {
         let folder = site.folder.file("photos")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var shade = 0
@@ -121,7 +134,7 @@ import Testing
             return try WhatPhotosSayTests.photo(site, name, shade: shade)
         }
         func exiftool(_ name: String, _ arguments: [String]) throws {
-            try WhatPhotosSayTests.exiftool(arguments + ["-XMP-dc:Creator=Ada Lovelace"], try photo(name))
+            try write(arguments + ["-XMP-dc:Creator=Ada Lovelace"], try photo(name))
         }
         try exiftool("exif-gps-big-endian.jpg", gpsArguments + ["-ExifByteOrder=MM"])
         try exiftool("exif-gps-little-endian.jpg", gpsArguments + ["-ExifByteOrder=II"])
@@ -145,9 +158,9 @@ import Testing
             ])
         // The EXIF thumbnail, itself a JPEG with a place in its own EXIF.
         let thumbnail = try photo("thumbnail-source.jpg")
-        try WhatPhotosSayTests.exiftool(gpsArguments, thumbnail)
+        try write(gpsArguments, thumbnail)
         let withThumbnail = try photo("exif-thumbnail-with-its-own-exif.jpg")
-        try WhatPhotosSayTests.exiftool(["-Make=Maker", "-ThumbnailImage<=\(thumbnail.path)"], withThumbnail)
+        try write(["-Make=Maker", "-ThumbnailImage<=\(thumbnail.path)"], withThumbnail)
         try FileManager.default.removeItem(at: thumbnail)
         // The GPS IFD reached from each IFD that can point to it.
         for placement in ["IFD0", "EXIF", "SubIFD", "IFD1", "IFD2"] {
@@ -172,17 +185,17 @@ import Testing
         // A second image after the end of the first, with a place of its own (MPF, motion photos).
         let trailing = try photo("trailing-image.jpg")
         let second = try photo("second.jpg")
-        try WhatPhotosSayTests.exiftool(gpsArguments, second)
+        try write(gpsArguments, second)
         try (Data(contentsOf: trailing) + Data(contentsOf: second)).write(to: trailing)
         try FileManager.default.removeItem(at: second)
         // A progressive JPEG, and one with an ICC profile, each with a place.
         let vips = URL(fileURLWithPath: "/usr/bin/vips")
         let base = try photo("base.jpg")
         for (name, options) in [("progressive.jpg", "[interlace]"), ("icc-profile.jpg", "[profile=srgb]")] {
-            let made = try await CommandRun.running(
+            let made = try CommandRun.run(
                 vips, ["copy", base.path, folder.appendingPathComponent(name).path + options])
-            #expect(made.status == 0, "\(made.standardError)")
-            try WhatPhotosSayTests.exiftool(gpsArguments, folder.appendingPathComponent(name))
+            guard made.status == 0 else { throw TestImageError(message: "vips copy: \(made.standardError)") }
+            try write(gpsArguments, folder.appendingPathComponent(name))
         }
         try FileManager.default.removeItem(at: base)
         // XMP in UTF-16 (big-endian with its mark, little-endian without), with a place.

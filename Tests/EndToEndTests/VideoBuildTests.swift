@@ -113,10 +113,13 @@ import Testing
     /// (shot at 10:20 UTC is 12:20 in Oslo in May).
     @Test func aClipsTimeInUTCTakesTheZoneOfThePhotosBesideIt() async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
-        let site = try Self.site()
-        try WhatPhotosSayTests.exiftool(
-            ["-EXIF:DateTimeOriginal=2024:05:01 12:05:00", "-EXIF:OffsetTimeOriginal=+02:00"],
-            site.folder.file("photos/a-photo.jpg"))
+        let site = try await offTheCooperativeThreads {
+            let site = try Self.site()
+            try PublishedPlaceTests.write(
+                ["-EXIF:DateTimeOriginal=2024:05:01 12:05:00", "-EXIF:OffsetTimeOriginal=+02:00"],
+                site.folder.file("photos/a-photo.jpg"))
+            return site
+        }
         _ = try await Self.build(site)
         let pages = site.folder.allFiles(under: "public/photos")
         let page = try DownloadsTests.read(site, "photos/" + (try #require(pages.first { $0.hasPrefix("b-phone") })))
@@ -128,12 +131,16 @@ import Testing
     @Test(arguments: ["city", "off"])
     func noPublishedClipOrStillSaysWhereItWasTaken(location: String) async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
-        let site = try Self.site("downloads: original\nlocation: \(location)")
-        for name in ["a-photo.jpg", "IMG_0002.JPG"] {
-            try WhatPhotosSayTests.exiftool(PublishedPlaceTests.gpsArguments, site.folder.file("photos/\(name)"))
+        // ffmpeg's clips and exiftool's places made off the cooperative threads.
+        let site = try await offTheCooperativeThreads {
+            let site = try Self.site("downloads: original\nlocation: \(location)")
+            for name in ["a-photo.jpg", "IMG_0002.JPG"] {
+                try PublishedPlaceTests.write(PublishedPlaceTests.gpsArguments, site.folder.file("photos/\(name)"))
+            }
+            try PublishedPlaceTests.write(
+                ["-Keys:GPSCoordinates=59.913868, 10.752245, 23"], site.folder.file("photos/IMG_0002.MOV"))
+            return site
         }
-        try WhatPhotosSayTests.exiftool(
-            ["-Keys:GPSCoordinates=59.913868, 10.752245, 23"], site.folder.file("photos/IMG_0002.MOV"))
         let sources = site.folder.allFiles(under: "photos").map { site.folder.file("photos/\($0)") }
         let before = try await PublishedPlaceTests.placesFound(in: sources)
         for name in ["a-photo.jpg", "IMG_0002.JPG", "IMG_0002.MOV", "b-phone.MOV"] {

@@ -13,10 +13,18 @@ import Testing
     }
 
     static func exiftool(_ arguments: [String], _ file: URL) throws {
-        let tool = try #require(exiftool, "exiftool is installed by `make test-deps`")
+        let run = try writing(arguments, into: file)
+        #expect(run.status == 0, "exiftool \(arguments): \(run.standardError)")
+    }
+
+    /// exiftool writing `arguments` into `file`, as ``exiftool(_:_:)`` runs it, with no
+    /// expectation recorded: for work done on a thread of its own, where a test's expectations
+    /// are not; it throws when exiftool is missing or fails.
+    static func writing(_ arguments: [String], into file: URL) throws -> CommandRun {
+        guard let tool = exiftool else { throw TestImageError(message: "exiftool is installed by `make test-deps`") }
         let run = try CommandRun.run(
             tool, ["-q", "-overwrite_original", "-charset", "iptc=UTF8"] + arguments + [file.path])
-        #expect(run.status == 0, "exiftool \(arguments): \(run.standardError)")
+        return run
     }
 
     static func photo(_ site: FixtureSite, _ name: String, shade: Int) throws -> URL {

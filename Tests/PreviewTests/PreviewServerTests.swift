@@ -180,9 +180,7 @@ final class RunningPreview: Sendable {
     /// Runs blocking socket calls on a thread of their own, not on the cooperative pool the
     /// server in this process needs.
     static func blocking<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-        }
+        try await offTheCooperativeThreads(work)
     }
 
     @Test(.timeLimit(.minutes(1))) func aClosedLiveReloadClientIsDroppedAtOnce() async throws {

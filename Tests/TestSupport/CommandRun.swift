@@ -42,12 +42,7 @@ public struct CommandRun: Sendable {
     public static func running(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil
     ) async throws -> CommandRun {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Result { try run(executable, arguments, in: directory, environment: environment) })
-            }.start()
-        }
+        try await offTheCooperativeThreads { try run(executable, arguments, in: directory, environment: environment) }
     }
 
     /// Runs `executable` to its end with exactly `environment` (this process's when nil).
