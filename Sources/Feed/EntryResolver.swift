@@ -42,7 +42,8 @@ struct EntryResolver {
                 link: fields.link.flatMap(webLink),
                 date: fields.date.flatMap(FeedDate.parse),
                 hasFeedID: fields.id != nil,
-                metadata: fields.metadata
+                metadata: fields.metadata,
+                contentWarning: fields.contentWarning
             )
         )
     }
@@ -102,6 +103,9 @@ private struct Fields {
     var date: String?
     /// What the entry says about the photo besides its title (bounded by ``Photo``).
     var metadata = PhotoMetadata()
+    /// A list entry's `contentWarning` (a service's sensitive post, when the owner publishes
+    /// those behind their warning): text, possibly empty.
+    var contentWarning: String?
 
     init(entry: JSONValue, shape: FeedShape) {
         switch shape {
@@ -151,6 +155,7 @@ private struct Fields {
             link = entry["link"]?.text
             date = entry["date"]?.text
             metadata = Self.metadata(of: entry) { entry[$0] }
+            if case .string(let warning) = entry["contentWarning"] { contentWarning = warning }
         case .mapped(let fields):
             // An entry with a clip is the clip; the image field is then its poster.
             let video = fields.video.flatMap { entry.value(atPath: $0)?.text }.flatMap { $0.isEmpty ? nil : $0 }

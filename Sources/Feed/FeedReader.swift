@@ -17,18 +17,22 @@ package struct FeedReader: Sendable {
         package var paging: FeedPaging
         /// Which of a service's posts are read (`feed.visibility`).
         package var visibility: PostVisibility = .public
+        /// What becomes of a service's sensitive posts (`feed.sensitive`).
+        package var sensitive: SensitivePosts = .leaveOut
         /// The folders a local feed's image files must be in; nil for anywhere (`follow_symlinks`).
         package var localRoots: [URL]? = nil
 
         package init(
             format: FeedFormat = .auto, fields: FieldMapping? = nil, largestWidth: Int = 1600,
-            paging: FeedPaging = FeedPaging(), visibility: PostVisibility = .public
+            paging: FeedPaging = FeedPaging(), visibility: PostVisibility = .public,
+            sensitive: SensitivePosts = .leaveOut
         ) {
             self.format = format
             self.fields = fields
             self.largestWidth = largestWidth
             self.paging = paging
             self.visibility = visibility
+            self.sensitive = sensitive
         }
     }
 
@@ -86,7 +90,8 @@ package struct FeedReader: Sendable {
             )
         }
         if let service = service(of: root) {
-            let (entries, leftOut) = try service.entries(of: root, name: name, visibility: configuration.visibility)
+            let (entries, leftOut) = try service.entries(
+                of: root, name: name, visibility: configuration.visibility, sensitive: configuration.sensitive)
             var document = resolve(entries, shape: .list, title: nil, location: location, firstIndex: firstIndex)
             document.next = service.next(in: root, location: location)
             document.postsLeftOut = leftOut

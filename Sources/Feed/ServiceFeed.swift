@@ -33,10 +33,11 @@ enum ServiceFeed: Equatable {
         return nil
     }
 
-    /// The answer's photos as list-shape entries, and the posts left out by `visibility`, by why.
-    func entries(of root: JSONValue, name: String, visibility: PostVisibility = .public) throws(FeedError) -> (
-        [JSONValue], leftOut: [String: Int]
-    ) {
+    /// The answer's photos as list-shape entries, and the posts left out by `visibility` and
+    /// `sensitive`, by why.
+    func entries(
+        of root: JSONValue, name: String, visibility: PostVisibility = .public, sensitive: SensitivePosts = .leaveOut
+    ) throws(FeedError) -> ([JSONValue], leftOut: [String: Int]) {
         switch self {
         case .mastodon:
             guard let statuses = root.arrayValue else {
@@ -47,10 +48,16 @@ enum ServiceFeed: Equatable {
             for status in statuses {
                 let entriesOfStatus = Self.mastodonEntries(status)
                 guard !entriesOfStatus.isEmpty else { continue }
-                if let reason = Self.reasonToLeaveOut(status, visibility: visibility) {
-                    leftOut[reason, default: 0] += 1
-                } else {
-                    entries += entriesOfStatus
+                switch Self.reasonToLeaveOut(status, visibility: visibility) {
+                case nil: entries += entriesOfStatus
+                case "sensitive" where sensitive == .behindWarning:
+                    let warning = JSONValue.string(status["spoiler_text"]?.text ?? "")
+                    entries += entriesOfStatus.map { entry in
+                        guard case .object(var fields) = entry else { return entry }
+                        fields["contentWarning"] = warning
+                        return .object(fields)
+                    }
+                case let reason?: leftOut[reason, default: 0] += 1
                 }
             }
             return (entries, leftOut)
@@ -86,7 +93,8 @@ enum ServiceFeed: Equatable {
 
     /// Why a post is not published, or nil. Its `visibility` must be one the owner chose (a post
     /// without one, or of a kind a server adds, such as `limited` or `local`, is not published);
-    /// a post marked sensitive or with a content warning (`spoiler_text`) is left out.
+    /// a post marked sensitive or with a content warning (`spoiler_text`) is `sensitive`: left out,
+    /// or shown behind its warning when the owner asks (``SensitivePosts``).
     static func reasonToLeaveOut(_ status: JSONValue, visibility: PostVisibility) -> String? {
         let kind = status["visibility"]?.text?.lowercased() ?? ""
         switch kind {

@@ -62,13 +62,27 @@ package struct Photo: Sendable, Hashable {
     /// played in the viewer; nil for any other photo.
     package var motion: URL?
 
+    /// Set, the photo is shown behind a content warning: blurred, with these words, until the
+    /// visitor asks to see it; its title, caption and alt text are behind the warning too. Empty
+    /// for a post marked sensitive without words (pages then say "Sensitive content"). Nil for
+    /// every other photo.
+    package var contentWarning: String? {
+        didSet { contentWarning = contentWarning.map(Self.cleanedWarning) }
+    }
+
+    /// A warning as pages show it: one line, at most ``PhotoMetadata/lineLimit`` characters.
+    package static func cleanedWarning(_ text: String) -> String {
+        let line = text.cleanedLine().trimmingWhitespace()
+        return line.isVisiblyEmpty ? "" : PhotoMetadata.shortened(line, to: PhotoMetadata.lineLimit)
+    }
+
     /// The name given to an album whose own name shows nothing (spaces, zero-width characters).
     package static let untitledAlbum = "Untitled album"
 
     package init(
         index: Int, id: String, title: String, source: URL, album: String? = nil, albumPath: [String]? = nil,
         link: URL? = nil, date: Date? = nil, hasFeedID: Bool = true, metadata: PhotoMetadata = PhotoMetadata(),
-        captionMarkdown: String? = nil
+        captionMarkdown: String? = nil, contentWarning: String? = nil
     ) {
         self.index = index
         self.id = id.cleanedLine()
@@ -83,6 +97,7 @@ package struct Photo: Sendable, Hashable {
             let bounded = String(text.prefix(PhotoMetadata.textLimit))
             return bounded.isVisiblyEmpty ? nil : bounded
         }
+        self.contentWarning = contentWarning.map(Self.cleanedWarning)
     }
 }
 

@@ -145,6 +145,8 @@ package struct FeedSettings: Sendable, Equatable {
     package var credentials: FeedCredentials?
     /// Which of a Mastodon or Pixelfed account's posts are published (`feed.visibility`).
     package var visibility = PostVisibility.public
+    /// What becomes of a service's sensitive posts (`feed.sensitive`).
+    package var sensitive = SensitivePosts.leaveOut
 
     package init(
         url: String, format: FeedFormat = .auto, fields: FieldMapping? = nil, urlLocation: SourceLocation? = nil
@@ -157,13 +159,22 @@ package struct FeedSettings: Sendable, Equatable {
 }
 
 /// Which posts of a Mastodon or Pixelfed account a gallery publishes. Followers-only and direct
-/// posts never are, whatever token reads the account; nor is a post marked sensitive or behind a
-/// content warning.
+/// posts never are, whatever token reads the account; a post marked sensitive or behind a content
+/// warning is left out unless ``SensitivePosts/behindWarning`` is asked for.
 package enum PostVisibility: String, Sendable, CaseIterable {
     /// Public posts alone (the default).
     case `public`
     /// Public and unlisted posts.
     case unlisted
+}
+
+/// What becomes of a service's post marked sensitive or behind a content warning
+/// (`feed.sensitive`).
+package enum SensitivePosts: String, Sendable, CaseIterable {
+    /// Not published (the default).
+    case leaveOut = "leave_out"
+    /// Published behind its warning: blurred until the visitor asks to see it.
+    case behindWarning = "behind_warning"
 }
 
 /// The feed shapes gallerygen reads (docs/feeds.md describes each).

@@ -23,6 +23,8 @@ extension SiteLanguage {
             Key(name: "viewer"), Key(name: "previous_photo"), Key(name: "next_photo"), Key(name: "caption"),
             Key(name: "zoom"), Key(name: "slideshow"), Key(name: "full_screen"), Key(name: "close"),
             Key(name: "video"), Key(name: "play_video"), Key(name: "live_photo"),
+            Key(name: "content_warning"), Key(name: "sensitive_content"), Key(name: "show_photo"),
+            Key(name: "hide_photo"),
         ].map { ($0.name, $0) })
 
     /// The keys the viewer's script reads, from the JSON each grid page carries.
@@ -52,6 +54,8 @@ extension SiteLanguage {
                 "next_photo": "Next photo", "caption": "Caption", "zoom": "Zoom", "slideshow": "Slideshow",
                 "full_screen": "Full screen", "close": "Close",
                 "video": "Video", "play_video": "Play the video", "live_photo": "Play the Live Photo",
+                "content_warning": "Content warning", "sensitive_content": "Sensitive content", "show_photo": "Show",
+                "hide_photo": "Hide",
             ],
             months: [
                 "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -77,6 +81,8 @@ extension SiteLanguage {
                 "previous_photo": "Vorheriges Foto", "next_photo": "Nächstes Foto", "caption": "Bildunterschrift",
                 "zoom": "Zoomen", "slideshow": "Diashow", "full_screen": "Vollbild", "close": "Schließen",
                 "video": "Video", "play_video": "Video abspielen", "live_photo": "Live Photo abspielen",
+                "content_warning": "Inhaltswarnung", "sensitive_content": "Sensibler Inhalt", "show_photo": "Anzeigen",
+                "hide_photo": "Ausblenden",
             ],
             months: [
                 "Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
@@ -104,6 +110,9 @@ extension SiteLanguage {
                 "previous_photo": "Photo précédente", "next_photo": "Photo suivante", "caption": "Légende",
                 "zoom": "Zoom", "slideshow": "Diaporama", "full_screen": "Plein écran", "close": "Fermer",
                 "video": "Vidéo", "play_video": "Lire la vidéo", "live_photo": "Lire la Live Photo",
+                "content_warning": "Avertissement de contenu", "sensitive_content": "Contenu sensible",
+                "show_photo": "Afficher",
+                "hide_photo": "Masquer",
             ],
             months: [
                 "janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
@@ -130,6 +139,9 @@ extension SiteLanguage {
                 "previous_photo": "Foto anterior", "next_photo": "Foto siguiente", "caption": "Pie de foto",
                 "zoom": "Ampliar", "slideshow": "Presentación", "full_screen": "Pantalla completa", "close": "Cerrar",
                 "video": "Vídeo", "play_video": "Reproducir el vídeo", "live_photo": "Reproducir la Live Photo",
+                "content_warning": "Advertencia de contenido", "sensitive_content": "Contenido sensible",
+                "show_photo": "Mostrar",
+                "hide_photo": "Ocultar",
             ],
             months: [
                 "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
@@ -157,6 +169,9 @@ extension SiteLanguage {
                 "previous_photo": "Foto precedente", "next_photo": "Foto successiva", "caption": "Didascalia",
                 "zoom": "Zoom", "slideshow": "Presentazione", "full_screen": "Schermo intero", "close": "Chiudi",
                 "video": "Video", "play_video": "Riproduci il video", "live_photo": "Riproduci la Live Photo",
+                "content_warning": "Avviso sul contenuto", "sensitive_content": "Contenuto sensibile",
+                "show_photo": "Mostra",
+                "hide_photo": "Nascondi",
             ],
             months: [
                 "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
@@ -183,6 +198,9 @@ extension SiteLanguage {
                 "previous_photo": "Vorige foto", "next_photo": "Volgende foto", "caption": "Bijschrift",
                 "zoom": "Zoomen", "slideshow": "Diavoorstelling", "full_screen": "Volledig scherm", "close": "Sluiten",
                 "video": "Video", "play_video": "Video afspelen", "live_photo": "Live Photo afspelen",
+                "content_warning": "Inhoudswaarschuwing", "sensitive_content": "Gevoelige inhoud",
+                "show_photo": "Tonen",
+                "hide_photo": "Verbergen",
             ],
             months: [
                 "januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober",
@@ -209,6 +227,9 @@ extension SiteLanguage {
                 "caption": "Legenda", "zoom": "Zoom", "slideshow": "Apresentação de slides",
                 "full_screen": "Tela cheia", "close": "Fechar",
                 "video": "Vídeo", "play_video": "Reproduzir o vídeo", "live_photo": "Reproduzir a Live Photo",
+                "content_warning": "Aviso de conteúdo", "sensitive_content": "Conteúdo sensível",
+                "show_photo": "Mostrar",
+                "hide_photo": "Ocultar",
             ],
             months: [
                 "janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
@@ -239,6 +260,9 @@ extension SiteLanguage {
                 "caption": "Подпись", "zoom": "Масштаб", "slideshow": "Слайд-шоу", "full_screen": "Во весь экран",
                 "close": "Закрыть",
                 "video": "Видео", "play_video": "Воспроизвести видео", "live_photo": "Воспроизвести Live Photo",
+                "content_warning": "Предупреждение о содержимом", "sensitive_content": "Деликатный контент",
+                "show_photo": "Показать",
+                "hide_photo": "Скрыть",
             ],
             months: [
                 "января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября",
@@ -263,6 +287,8 @@ extension SiteLanguage {
                 "caption": "キャプション", "zoom": "ズーム", "slideshow": "スライドショー", "full_screen": "全画面表示",
                 "close": "閉じる",
                 "video": "動画", "play_video": "動画を再生", "live_photo": "Live Photoを再生",
+                "content_warning": "閲覧注意", "sensitive_content": "センシティブな内容", "show_photo": "表示",
+                "hide_photo": "隠す",
             ],
             months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
             plural: .none),
@@ -282,6 +308,8 @@ extension SiteLanguage {
                 "previous_photo": "上一张照片", "next_photo": "下一张照片", "caption": "说明", "zoom": "缩放",
                 "slideshow": "幻灯片放映", "full_screen": "全屏", "close": "关闭",
                 "video": "视频", "play_video": "播放视频", "live_photo": "播放实况照片",
+                "content_warning": "内容警告", "sensitive_content": "敏感内容", "show_photo": "显示",
+                "hide_photo": "隐藏",
             ],
             months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
             plural: .none),
@@ -311,6 +339,8 @@ extension SiteLanguage {
                 "caption": "الوصف", "zoom": "تكبير", "slideshow": "عرض الشرائح", "full_screen": "ملء الشاشة",
                 "close": "إغلاق",
                 "video": "فيديو", "play_video": "تشغيل الفيديو", "live_photo": "تشغيل الصورة الحية",
+                "content_warning": "تحذير بشأن المحتوى", "sensitive_content": "محتوى حساس", "show_photo": "إظهار",
+                "hide_photo": "إخفاء",
             ],
             months: [
                 "يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر",

@@ -155,7 +155,9 @@ struct FeedViewModel: Sendable, MustacheParent {
         func isNewer(_ a: Key, than b: Key) -> Bool { a.date != b.date ? a.date > b.date : a.index > b.index }
         var keys: [Key] = []
         keys.reserveCapacity(Self.entryLimit + 1)
-        for (position, item) in gallery.items.enumerated() where item.image != nil && slugs[item.photo.index] != nil {
+        // A photo behind a content warning is in neither feed: a reader would show it without it.
+        for (position, item) in gallery.items.enumerated()
+        where item.image != nil && slugs[item.photo.index] != nil && item.photo.contentWarning == nil {
             let key = (date: item.photo.date ?? .distantPast, index: item.photo.index, position: position)
             if keys.count == Self.entryLimit, let oldest = keys.last, !isNewer(key, than: oldest) { continue }
             var low = 0
@@ -215,8 +217,9 @@ enum Sitemap {
 
     struct PhotoPage {
         var page: String
-        /// The photo's, or the clip's poster's, card image.
-        var image: String
+        /// The photo's, or the clip's poster's, card image; nil for a photo behind a content
+        /// warning.
+        var image: String?
         var clip: Clip?
     }
 
@@ -246,9 +249,13 @@ enum Sitemap {
         }
         for entry in photoPages {
             xml += "<url><loc>\(escaped(base + entry.page))</loc>"
-            xml += "<image:image><image:loc>\(escaped(base + entry.image))</image:loc></image:image>"
+            guard let image = entry.image else {
+                xml += "</url>\n"
+                continue
+            }
+            xml += "<image:image><image:loc>\(escaped(base + image))</image:loc></image:image>"
             if let clip = entry.clip {
-                xml += "<video:video><video:thumbnail_loc>\(escaped(base + entry.image))</video:thumbnail_loc>"
+                xml += "<video:video><video:thumbnail_loc>\(escaped(base + image))</video:thumbnail_loc>"
                 xml += "<video:title>\(escaped(clip.title))</video:title>"
                 xml += "<video:description>\(escaped(clip.description))</video:description>"
                 xml += "<video:content_loc>\(escaped(base + clip.file))</video:content_loc>"

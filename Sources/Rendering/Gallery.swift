@@ -85,29 +85,54 @@ extension GalleryItem {
     /// What the photo says, each field from the first source that says it: a sidecar file, then
     /// the feed, then the photo itself (XMP, then IPTC, then EXIF). A title made from the file's
     /// name comes last of all.
+    ///
+    /// A photo behind a content warning (``Photo/contentWarning``) says here neither its title nor
+    /// its caption nor its alt text: those are behind the warning, and this is what every page,
+    /// feed and card shows. ``saidBehindWarning`` has them.
     package var said: PhotoMetadata {
+        var said = saidBehindWarning
+        if photo.contentWarning != nil {
+            said.title = nil
+            said.description = nil
+            said.alt = nil
+        }
+        return said
+    }
+
+    /// What the photo says, with what a content warning keeps back: for the part of a tile or a
+    /// photo page that shows once the visitor asks to see the photo.
+    package var saidBehindWarning: PhotoMetadata {
         var said = photo.stated.filled(from: image?.metadata ?? PhotoMetadata())
         if said.title == nil, !photo.title.isEmpty { said.title = photo.title }
         return said
     }
 
-    /// The title as the pages show it: escapable, and `Photo N` when nothing gave one.
-    func displayTitle(in language: SiteLanguage) -> String {
-        let title = (said.title ?? "").escapableInTemplates
+    /// The title as the pages show it: escapable, and `Photo N` when nothing gave one (or when it
+    /// is behind a content warning, unless `behindWarning`).
+    func displayTitle(in language: SiteLanguage, behindWarning: Bool = false) -> String {
+        let title = ((behindWarning ? saidBehindWarning : said).title ?? "").escapableInTemplates
         return title.isEmpty
             ? language.text("photo_number", ["number": language.number(photo.index + 1)]).escapableInTemplates : title
     }
 
     /// What a reader who cannot see the photo is told: its alt text, else the first line of its
-    /// description, else its title.
-    func altText(in language: SiteLanguage) -> String {
-        let said = said
+    /// description, else its title. `behindWarning`: the photo's own, for the image that shows
+    /// once the visitor asks to see it.
+    func altText(in language: SiteLanguage, behindWarning: Bool = false) -> String {
+        let said = behindWarning ? saidBehindWarning : said
         if let alt = said.alt { return alt.escapableInTemplates }
         if let line = said.description?.split(separator: "\n").first {
             let text = PhotoMetadata.shortened(String(line), to: PhotoMetadata.lineLimit)
             return text.escapableInTemplates
         }
-        return displayTitle(in: language)
+        return displayTitle(in: language, behindWarning: behindWarning)
+    }
+
+    /// The words of the photo's content warning as pages show them (escapable), "Sensitive
+    /// content" for a warning without words; nil for a photo without one.
+    func warningText(in language: SiteLanguage) -> String? {
+        guard let warning = photo.contentWarning else { return nil }
+        return (warning.isEmpty ? language.text("sensitive_content") : warning).escapableInTemplates
     }
 }
 

@@ -270,6 +270,12 @@ extension GalleryItem {
         encoder.append(optional: photo.captionMarkdown)
         // Only for a Live Photo: other photos' fingerprints stay what earlier versions made them.
         if let motion = photo.motion { encoder.append(motion.absoluteString) }
+        // Only for a photo behind a content warning, after a key no other value writes.
+        if let warning = photo.contentWarning {
+            encoder.append(.key)
+            encoder.append("contentWarning")
+            encoder.append(warning)
+        }
         if let image {
             encoder.append(.open)
             encoder.append(int: image.width)

@@ -173,7 +173,10 @@ struct PagePlan: Sendable {
         if !named.isEmpty {
             for item in items {
                 for path in named[item.photo.id] ?? [] {
-                    guard let number = byPath[path], item.photo.albumPath.starts(with: path) else { continue }
+                    // A photo behind a content warning is no album's cover: it would show without it.
+                    guard let number = byPath[path], item.photo.albumPath.starts(with: path),
+                        item.photo.contentWarning == nil
+                    else { continue }
                     covers[number] = item
                 }
             }
@@ -189,9 +192,8 @@ struct PagePlan: Sendable {
                 members[number].count + albums[number].children.reduce(0) { $0 + albums[$1].count }
             let own = albums[number].items
             albums[number].cover =
-                covers[number] ?? own.first { $0.image != nil } ?? albums[number].children.lazy.compactMap {
-                    albums[$0].cover
-                }.first ?? own.first
+                covers[number] ?? own.first { $0.image != nil && $0.photo.contentWarning == nil }
+                ?? albums[number].children.lazy.compactMap { albums[$0].cover }.first ?? own.first
         }
         return albums
     }
@@ -227,7 +229,8 @@ struct PagePlan: Sendable {
             return Album(
                 path: [years[number]],
                 title: years[number] == undatedAlbum ? undated.escapableInTemplates : years[number],
-                slug: slugs[number], items: items, count: items.count, cover: items.first)
+                slug: slugs[number], items: items, count: items.count,
+                cover: items.first { $0.image != nil && $0.photo.contentWarning == nil } ?? items.first)
         }
     }
 
@@ -325,7 +328,12 @@ struct PagePlan: Sendable {
     func covers(of numbers: [Int], grid: GridStyle) -> [AlbumsPageViewModel.Cover] {
         numbers.enumerated().compactMap { offset, number in
             let album = albums[number]
-            guard let cover = album.cover else { return nil }
+            guard var cover = album.cover else { return nil }
+            // An album of photos behind warnings alone shows none of them as its cover.
+            if cover.photo.contentWarning != nil {
+                cover.image = nil
+                cover.failure = "behind a content warning"
+            }
             return AlbumsPageViewModel.Cover(
                 photo: PhotoViewModel(for: cover, slug: nil, eager: offset < 4, grid: grid, language: language),
                 albumTitle: album.title, albumHref: album.href, photoCount: language.number(album.count))
@@ -440,7 +448,8 @@ struct PagePlan: Sendable {
             canonical: canonical,
             // Shared, a grid page shows its album's cover, else its first photo.
             card: {
-                let shown = album?.cover ?? page.items.first { $0.image != nil }
+                let shown = (album?.cover ?? page.items.first { $0.image != nil && $0.photo.contentWarning == nil })
+                    .flatMap { $0.photo.contentWarning == nil ? $0 : nil }
                 return PhotoPageViewModel.Card(
                     path: page.path, item: shown, base: gallery.baseDirectory, alt: shown?.altText(in: language))
             }(),
@@ -533,14 +542,18 @@ struct PagePlan: Sendable {
                 for: item, slug: slug, eager: true, grid: .justified, prefix: "../",
                 sizes: PhotoPageViewModel.sizes(width: width, height: height), language: language)
             let albumTrail = plan.trail(to: albumsByPath[plan.albumPath(of: item)], prefix: "../")
-            let card = PhotoPageViewModel.Card(path: path, item: item, base: plan.gallery.baseDirectory)
+            // Behind a content warning, no card: a link shared would show the photo without it.
+            let warned = item.photo.contentWarning != nil
+            let card = warned ? nil : PhotoPageViewModel.Card(path: path, item: item, base: plan.gallery.baseDirectory)
             let camera = showsCameraDetails ? image?.camera.map { $0.parts.joined(separator: " · ") } : nil
             let heading = item.displayTitle(in: language)
             let model = PhotoPageViewModel(
                 site: plan.site,
                 title: "\(heading) · \(siteTitle)",
                 heading: heading,
-                said: PhotoPageViewModel.Said(item, keywordPages: keywordPages, location: location, language: language),
+                photoTitle: item.displayTitle(in: language, behindWarning: true),
+                said: PhotoPageViewModel.Said(
+                    item, keywordPages: keywordPages, location: location, language: language, behindWarning: true),
                 photo: photo,
                 width: width, height: height,
                 number: position + 1, count: shown.count,
@@ -552,11 +565,13 @@ struct PagePlan: Sendable {
                     href: "../\(plan.gridPagePath(ofOffset: offset))#\(slug)", title: plan.text("all_photos")),
                 camera: camera?.isEmpty == false ? camera : nil,
                 card: card,
-                canonical: card?.url,
-                structuredData: PhotoPageViewModel.ImageObject.json(
-                    for: item,
-                    contentUrl: largest.map { (plan.gallery.baseDirectory ?? "../") + $0.path },
-                    width: width, height: height, location: location, language: language),
+                canonical: plan.gallery.baseDirectory.map { ($0 + path).escapableInTemplates },
+                structuredData: warned
+                    ? nil
+                    : PhotoPageViewModel.ImageObject.json(
+                        for: item,
+                        contentUrl: largest.map { (plan.gallery.baseDirectory ?? "../") + $0.path },
+                        width: width, height: height, location: location, language: language),
                 download: item.download.map { download in
                     PhotoPageViewModel.DownloadLink(
                         download,

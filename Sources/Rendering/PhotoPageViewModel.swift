@@ -139,11 +139,13 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         /// - Parameters:
         ///   - keywordPages: each keyword's page (lower-cased keyword: its path).
         ///   - location: how much of the place is shown.
+        ///   - behindWarning: with what a content warning keeps back, for a page that shows it
+        ///     behind its warning.
         init(
             _ item: GalleryItem, keywordPages: [String: String] = [:], location: LocationPrecision = .off,
-            language: SiteLanguage = .english
+            language: SiteLanguage = .english, behindWarning: Bool = false
         ) {
-            let said = item.said
+            let said = behindWarning ? item.saidBehindWarning : item.said
             caption = item.captionHTML ?? said.description.map(Self.paragraphs)
             taken = said.taken.map { Self.readable($0, in: language).escapableInTemplates }
             takenISO = said.taken.map { $0.local + ($0.offset ?? "") }
@@ -343,8 +345,12 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
 
     var site: PageViewModel.Site
     var title: String
-    /// The photo's title (``GalleryItem/displayTitle``).
+    /// The photo's title (``GalleryItem/displayTitle``), as the page's title, its card and the
+    /// neighbours' links say it: for a photo behind a content warning, `Photo N`.
     var heading: String
+    /// The photo's own title, where the page shows the photo: for a photo behind a content
+    /// warning, the title behind it.
+    var photoTitle: String
     var said: Said
     var photo: PhotoViewModel
     /// The largest rendition's size: the image's box.
@@ -403,6 +409,7 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         case "t": site.strings
         case "title": title
         case "heading": heading
+        case "photoTitle": photoTitle
         case "said": said.isEmpty ? nil : said
         case "photo": photo
         case "image": photo.image

@@ -41,8 +41,11 @@ enum PhotoSlugs {
         return result
     }
 
+    /// A photo behind a content warning has no title part: its title is behind the warning, and
+    /// an address is seen before anyone asks to see it.
     static func slug(of photo: Photo, sourceName: String? = nil) -> String {
-        let titlePart = shortened(PagePlan.slugify(photo.title, empty: ""))
+        let titlePart =
+            photo.contentWarning == nil ? shortened(PagePlan.slugify(photo.title, empty: "")) : ""
         let key: String
         let idSlug = PagePlan.slugify(withoutImageExtension(photo.id), empty: "")
         if photo.hasFeedID, !idSlug.isEmpty, idSlug.count <= keyLength {

@@ -76,6 +76,9 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     var alt: String
     /// The title under the tile (`tile_captions:`); nil for none.
     var caption: String?
+    /// The words of the photo's content warning (``GalleryItem/warningText(in:)``): the tile shows
+    /// its blurred preview and these until the visitor asks to see the photo. Nil for most photos.
+    var warning: String?
     var link: String?
     var image: Image?
     /// Why there is no image, for a placeholder tile.
@@ -90,7 +93,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     private var language: SiteLanguage
 
     private enum CodingKeys: String, CodingKey {
-        case title, alt, caption, link, image, failure, wave
+        case title, alt, caption, warning, link, image, failure, wave
     }
 
     /// Tiles in a wave: more than a row of the justified grid holds.
@@ -112,14 +115,16 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     ) {
         self.language = language
         title = (item.said.title ?? "").escapableInTemplates
-        alt = item.altText(in: language)
+        // Behind a warning, the image is seen only once asked for: it is told by its own words.
+        warning = item.warningText(in: language)
+        alt = item.altText(in: language, behindWarning: warning != nil)
         switch captions {
         case .always: caption = title
         case .never: caption = nil
         // A title the photo was given: by the feed, a sidecar or the photo itself, not its file's name.
         case .auto: caption = (item.photo.stated.title ?? item.image?.metadata?.title) == nil ? nil : title
         }
-        if caption?.isEmpty == true { caption = nil }
+        if caption?.isEmpty == true || warning != nil { caption = nil }
         link = item.photo.link?.absoluteString.escapableInTemplates
         guard let image = item.image, let fallback = Self.fallbackFormat(of: image) else {
             failure = (item.failure ?? "not processed").escapableInTemplates
@@ -142,7 +147,8 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
             width: smallest.width,
             height: smallest.height,
             aspect: TileLayout.aspectText(width: largest.width, height: largest.height),
-            eager: eager,
+            // A photo behind its warning is asked for only once shown.
+            eager: eager && warning == nil,
             placeholderStyle: Self.placeholderStyle(of: image),
             sources: byFormat.keys.sorted().filter { $0 != fallback }.map { format in
                 Source(
@@ -158,6 +164,7 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
         case "title": title
         case "alt": alt
         case "caption": caption
+        case "warning": warning
         // The caption says again what the image's alt text says: screen readers skip it.
         case "captionRepeatsAlt": caption == alt && link == nil
         case "link": link

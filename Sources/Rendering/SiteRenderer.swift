@@ -59,6 +59,9 @@ package struct SiteRenderer: Sendable {
     private let theme: URL
     /// By template name: what a page's fingerprint starts with (``PageFingerprint``).
     private let salt: [String: [UInt8]]
+    /// The theme's templates of tiles and photo pages that never read `warning`: they would show
+    /// a photo behind a content warning without it.
+    private let templatesWithoutWarnings: [String]
 
     package init(configuration: Configuration) async throws(RenderingError) {
         guard let theme = configuration.themeDirectory ?? Self.builtInTheme else {
@@ -96,6 +99,12 @@ package struct SiteRenderer: Sendable {
         }
         self.configuration = configuration
         self.theme = theme
+        self.templatesWithoutWarnings = ["photo", "photo-page"].map { "\($0).mustache" }.filter { file in
+            guard builtInFolders.isEmpty == false,
+                let text = FileManager.default.contents(atPath: theme.appendingPathComponent(file).path)
+            else { return false }
+            return !String(decoding: text, as: UTF8.self).contains("warning")
+        }
     }
 
     /// Each template's start of a fingerprint: the SHA-256 of its name, of every template the
@@ -192,6 +201,16 @@ package struct SiteRenderer: Sendable {
         guard templates.library.getTemplate(named: "page") != nil else {
             throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
         }
+        if !templatesWithoutWarnings.isEmpty {
+            let warned = gallery.items.lazy.filter { $0.photo.contentWarning != nil }.count
+            if warned > 0 {
+                throw RenderingError(
+                    .missingTemplate,
+                    "\(theme.path): \(templatesWithoutWarnings.joined(separator: " and ")) show no content warning "
+                        + "(`{{#warning}}`, docs/themes.md), and \(warned) \(warned == 1 ? "photo is" : "photos are") "
+                        + "behind one (`feed.sensitive: behind_warning`): they would be published without it")
+            }
+        }
         let plan = PagePlan(
             gallery: gallery, pageSize: max(1, configuration.pageSize), keywordPages: configuration.keywordPages,
             albums: configuration.albums, language: configuration.language)
@@ -224,7 +243,8 @@ package struct SiteRenderer: Sendable {
                             // A tile without an image is drawn 4:3 (photo.mustache).
                             let aspects = photos.map { $0.image.flatMap { Double($0.aspect) } ?? 1.3333 }
                             let captions = photos.contains { $0.caption != nil }
-                            for offset in TileLayout.leads(aspects: aspects, after: eagerCount, captions: captions) {
+                            for offset in TileLayout.leads(aspects: aspects, after: eagerCount, captions: captions)
+                            where photos[offset].warning == nil {
                                 photos[offset].image?.lead = true
                             }
                         }
@@ -364,6 +384,11 @@ package struct SiteRenderer: Sendable {
                 guard let slug = slugs[item.photo.index], let image = item.image,
                     let rendition = PhotoPageViewModel.cardRendition(of: image)
                 else { return nil }
+                // Behind a content warning, the page alone: an image search would show the photo
+                // without it.
+                if item.photo.contentWarning != nil {
+                    return Sitemap.PhotoPage(page: PhotoSlugs.pagePath(of: slug), image: nil, clip: nil)
+                }
                 let clip = ClipViewModel(image: image, prefix: "").flatMap { clip in
                     clip.largestMP4.map { mp4 in
                         Sitemap.Clip(

@@ -37,7 +37,10 @@ whole or hung up, and checks in headless Chromium:
 11. clips (made with ffmpeg): their tiles show a play mark and the length, nothing of a clip is
    fetched before it is opened, the viewer plays it in place (the browser's format: WebM first),
    moving on stops it and hangs up its transfer, its page has `<video preload="none">` that fetches
-   nothing until asked, and axe-core finds nothing serious or critical on any of them.
+   nothing until asked, and axe-core finds nothing serious or critical on any of them;
+12. photos behind a content warning: a blurred preview and the warning in the photo's own box,
+   nothing of the photo fetched or its title shown until a click (with or without JavaScript),
+   the viewer walking the other photos alone, axe-core clean shown or not.
 
     theme_test.py GALLERYGEN_BINARY SAMPLE_PHOTOS_FOLDER [SCREENSHOT_FOLDER]
 With SCREENSHOT_FOLDER, saves the screenshots docs/themes.md and the README show there: the grid,
@@ -991,6 +994,8 @@ def main():
         languages(binary, folder, shots)
         # 11. Clips.
         clips(binary, sample)
+        # 12. Photos behind a content warning.
+        content_warnings(binary, sample)
     passed = sum(results)
     failed = len(results) - passed
     print(f"{passed} passed, {failed} failed")
@@ -1070,6 +1075,18 @@ def language(binary, folder, config, original, tag, shots):
     check_scans(tag, scans)
 
 
+def build_and_serve(binary, folder, config, label):
+    """Writes `config` as the site's gallery.yml, builds it, and serves its output recorded."""
+    with open(os.path.join(folder, "gallery.yml"), "w") as handle:
+        handle.write(config)
+    build = subprocess.run([binary, "build", folder], capture_output=True, text=True)
+    if build.returncode != 0:
+        raise SystemExit(f"gallerygen build ({label}) failed: {build.stderr}")
+    recorder = Recorder()
+    server, url = serve(os.path.join(folder, "public"), recorder)
+    return recorder, server, url
+
+
 def clips(binary, sample):
     """A gallery of two photos and two clips (``main``'s check 11)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -1086,13 +1103,8 @@ def clips(binary, sample):
                             f"testsrc2=size={size}:rate=25:duration={seconds}", "-f", "lavfi", "-i",
                             f"sine=frequency=330:duration={seconds}", "-c:v", "libx264", "-preset", "ultrafast",
                             "-pix_fmt", "yuv420p", "-c:a", "aac", os.path.join(photos, name)], check=True)
-        with open(os.path.join(folder, "gallery.yml"), "w") as handle:
-            handle.write("title: Clips\nfeed: photos\nvideo:\n  heights: [360]\n  webm: true\n")
-        build = subprocess.run([binary, "build", folder], capture_output=True, text=True)
-        if build.returncode != 0:
-            raise SystemExit(f"gallerygen build (clips) failed: {build.stderr}")
-        recorder = Recorder()
-        server, url = serve(os.path.join(folder, "public"), recorder)
+        recorder, server, url = build_and_serve(
+            binary, folder, "title: Clips\nfeed: photos\nvideo:\n  heights: [360]\n  webm: true\n", "clips")
         driver = browser(1280, 800)
         scans = {}
         videos = lambda: [e for e in recorder.entries if e["path"].endswith((".mp4", ".webm"))]
@@ -1192,6 +1204,141 @@ def clips(binary, sample):
             driver.quit()
             server.shutdown()
         check_scans("clips", scans)
+
+
+def content_warnings(binary, sample):
+    """Five photos, two behind a content warning (a list feed's `contentWarning`, as a Mastodon post
+    is with `feed.sensitive: behind_warning`): their tiles and pages show the warning over a blurred
+    preview in the photo's own box and fetch nothing of the photo until asked, with or without
+    JavaScript; a click shows it and another hides it; the viewer walks the other photos alone; and
+    axe-core finds nothing serious or critical, shown or not (``main``'s check 12)."""
+    with tempfile.TemporaryDirectory() as folder:
+        os.makedirs(os.path.join(folder, "photos"))
+        names = sorted(name for name in os.listdir(sample) if name.endswith(".jpg"))[:5]
+        entries = []
+        for index, name in enumerate(names):
+            shutil.copy(os.path.join(sample, name), os.path.join(folder, "photos", name))
+            entry = {"id": str(index + 1), "title": f"Secret title {index + 1}", "imageUrl": f"photos/{name}"}
+            if index == 1:
+                entry["contentWarning"] = "spiders, up close"
+            if index == 3:
+                entry["contentWarning"] = ""
+            entries.append(entry)
+        with open(os.path.join(folder, "feed.json"), "w") as handle:
+            json.dump(entries, handle)
+        recorder, server, url = build_and_serve(
+            binary, folder, "title: Warnings\nfeed: feed.json\ntile_captions: true\n", "content warnings")
+        scans = {}
+        warned = ["photo-2", "photo-4"]
+
+        def fetched(slug, driver):
+            paths = driver.execute_script(
+                "const li = document.getElementById(arguments[0]);"
+                " return Array.from(li.querySelectorAll('img, source')).flatMap(e =>"
+                " (e.getAttribute('srcset') || '').split(',').map(p => p.trim().split(' ')[0]))"
+                ".filter(Boolean).map(p => '/' + p.replace(/^(\\.\\.\\/)+/, ''))", slug)
+            with recorder.lock:
+                return [e["path"] for e in recorder.entries if e["path"] in paths]
+
+        for javascript in (True, False):
+            label = "content warnings" + ("" if javascript else " without JavaScript")
+            driver = browser(1280, 800, javascript=javascript)
+            recorder.clear()
+            try:
+                open_page(driver, url)
+                wait_until(lambda: driver.execute_script(
+                    "return Array.from(document.querySelectorAll('.gallery li:not(.warned) img'))"
+                    ".every(i => i.complete && i.naturalWidth > 0)"))
+                boxes = driver.execute_script(
+                    "return Array.from(document.querySelectorAll('.gallery li.photo')).map(li => {"
+                    " const s = li.querySelector('details.cw:not([open]) > summary');"
+                    " const box = (s || li.querySelector('img')).getBoundingClientRect();"
+                    " return [li.id, !!s, box.width / box.height,"
+                    "  parseFloat(getComputedStyle(li).getPropertyValue('--ar')),"
+                    "  s ? s.innerText.replace(/\\s+/g, ' ').trim() : '',"
+                    "  s ? getComputedStyle(s.querySelector('.veil')).filter : '']; })")
+                check(f"{label}: only the warned tiles are veiled, each in its photo's own box",
+                      [b[0] for b in boxes if b[1]] == warned
+                      and all(abs(b[2] - b[3]) / b[3] < 0.02 for b in boxes), f"{boxes}")
+                check(f"{label}: a veil says the warning's words (or that it is sensitive) over a blurred preview",
+                      boxes[1][4] == "Content warning spiders, up close Show"
+                      and boxes[3][4] == "Content warning Sensitive content Show"
+                      and "blur(" in boxes[1][5], f"{[b[4:] for b in boxes]}")
+                shown_text = driver.execute_script("return document.body.innerText")
+                check(f"{label}: nothing of a warned photo's title shows before it is asked for",
+                      "Secret title 2" not in shown_text and "Secret title 4" not in shown_text
+                      and "Secret title 1" in shown_text)
+                hidden = driver.execute_script(
+                    "return ['photo-2', 'photo-4'].map(id => document.querySelector('#' + id + ' img').checkVisibility())")
+                check(f"{label}: no warned photo is drawn before it is asked for", hidden == [False, False], f"{hidden}")
+                # With scripting off a browser loads every image, lazy or not (HTML's lazy loading
+                # is for pages that run script): then it is fetched, and still not drawn.
+                if javascript:
+                    check(f"{label}: nothing of a warned photo is fetched with the grid",
+                          not fetched("photo-2", driver) and not fetched("photo-4", driver),
+                          f"{fetched('photo-2', driver)}")
+                scans[f"grid{'' if javascript else ' without JavaScript'}"] = axe_scan(driver) if javascript else []
+                driver.find_element(By.CSS_SELECTOR, "#photo-2 summary").click()
+                loaded = wait_until(lambda: driver.execute_script(
+                    "const i = document.querySelector('#photo-2 img'); return i.complete && i.naturalWidth > 0"))
+                state = driver.execute_script(
+                    "const li = document.getElementById('photo-2'), s = li.querySelector('summary');"
+                    " const img = li.querySelector('img').getBoundingClientRect();"
+                    " return [li.querySelector('details').open, s.innerText.trim(), img.width / img.height,"
+                    " parseFloat(getComputedStyle(li).getPropertyValue('--ar')), document.body.innerText]")
+                check(f"{label}: a click shows the photo in the same box, and a Hide chip",
+                      loaded and state[0] and state[1] == "Hide" and abs(state[2] - state[3]) / state[3] < 0.02
+                      and fetched("photo-2", driver)
+                      and (not javascript or not fetched("photo-4", driver)), f"{state[:4]}")
+                if javascript:
+                    scans["grid with a warned photo shown"] = axe_scan(driver)
+                driver.find_element(By.CSS_SELECTOR, "#photo-2 summary").click()
+                check(f"{label}: Hide puts it back behind its warning",
+                      wait_until(lambda: not driver.execute_script(
+                          "return document.querySelector('#photo-2 details').open"), 5))
+                if javascript:
+                    # The viewer walks the photos not behind a warning, and only them.
+                    driver.find_element(By.CSS_SELECTOR, ".gallery li:not(.warned) a[data-full]").click()
+                    wait_until(lambda: driver.execute_script("return document.querySelector('dialog.viewer').open"))
+                    where = lambda: driver.execute_script(
+                        "return document.querySelector('.viewer .position').textContent")
+                    seen = [where()]
+                    for _ in range(3):
+                        ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+                        if not wait_until(lambda: where() != seen[-1], 5):
+                            break
+                        seen.append(where())
+                    address = driver.current_url
+                    check(f"{label}: the viewer walks the other photos alone",
+                          seen == ["1 of 3", "2 of 3", "3 of 3"] and not any(s in address for s in warned),
+                          f"{seen} {address}")
+                # A warned photo's own page: the warning first, the photo only once asked for.
+                recorder.clear()
+                open_page(driver, url + "photos/photo-2.html")
+                page = driver.execute_script(
+                    "const d = document.querySelector('details.cw-page'), s = d.querySelector('summary');"
+                    " const box = s.getBoundingClientRect();"
+                    " return [d.open, box.width / box.height, parseFloat(d.style.getPropertyValue('--ar')),"
+                    " document.body.innerText, box.height,"
+                    " document.querySelector('.photo-view img').checkVisibility()]")
+                images = [e["path"] for e in recorder.entries if e["path"].startswith("/images/")]
+                check(f"{label}: a warned photo's page shows the warning in the photo's box, not the photo",
+                      not page[0] and abs(page[1] - page[2]) / page[2] < 0.02 and page[4] > 300
+                      and "Secret title 2" not in page[3] and not page[5] and (not javascript or not images),
+                      f"{page[:3]} {page[4:]} {images}")
+                if javascript:
+                    scans["warned photo page"] = axe_scan(driver)
+                driver.find_element(By.CSS_SELECTOR, "details.cw-page summary").click()
+                loaded = wait_until(lambda: driver.execute_script(
+                    "const i = document.querySelector('.photo-view img'); return i.complete && i.naturalWidth > 0"))
+                check(f"{label}: a click on the page shows the photo with its title",
+                      loaded and "Secret title 2" in driver.execute_script("return document.body.innerText"))
+                if javascript:
+                    scans["warned photo page, shown"] = axe_scan(driver)
+            finally:
+                driver.quit()
+        server.shutdown()
+        check_scans("content warnings", {k: v for k, v in scans.items() if v is not None})
 
 
 def check_scans(label, scans):

@@ -33,8 +33,10 @@ import Testing
         return status.replacingOccurrences(of: #""spoiler_text":"""#, with: #""spoiler_text":"\#(warning)""#)
     }
 
-    static func statuses(_ statuses: [String], visibility: PostVisibility = .public) throws -> FeedDocument {
-        try FeedReader(configuration: FeedReader.Configuration(visibility: visibility)).document(
+    static func statuses(
+        _ statuses: [String], visibility: PostVisibility = .public, sensitive: SensitivePosts = .leaveOut
+    ) throws -> FeedDocument {
+        try FeedReader(configuration: FeedReader.Configuration(visibility: visibility, sensitive: sensitive)).document(
             from: Data(("[" + statuses.joined(separator: ",") + "]").utf8),
             location: URL(string: "http://localhost:3000/api/v1/accounts/1/statuses")!, name: "statuses")
     }
@@ -95,6 +97,45 @@ import Testing
                 from: Data(saved.utf8), location: URL(string: "http://localhost:3000/")!, name: "statuses")
             #expect(document.photos.isEmpty && document.postsLeftOut.values.reduce(0, +) == 1)
         }
+    }
+
+    /// Asked for (`feed.sensitive: behind_warning`), a sensitive post is published behind its
+    /// warning: its words, or none when it is only marked sensitive. Nothing else changes: a
+    /// followers-only or direct post stays out, sensitive or not.
+    @Test func sensitivePostsBehindTheirWarningWhenTheOwnerAsks() throws {
+        let all = [
+            try Self.status(visibility: "public"),
+            try Self.status(visibility: "public", sensitive: true),
+            try Self.status(visibility: "public", sensitive: true, warning: " eye strain\\u0007 "),
+            try Self.status(visibility: "unlisted", warning: "spiders"),
+            try Self.status(visibility: "private", sensitive: true, warning: "eye strain"),
+            try Self.status(visibility: "direct", sensitive: true),
+        ]
+        let document = try Self.statuses(all, sensitive: .behindWarning)
+        #expect(document.photos.map(\.contentWarning) == [nil, nil, "", "", "eye strain", "eye strain"])
+        #expect(document.postsLeftOut == ["unlisted": 1, "followers-only": 1, "direct": 1])
+        let unlisted = try Self.statuses(all, visibility: .unlisted, sensitive: .behindWarning)
+        #expect(
+            unlisted.photos.compactMap(\.contentWarning) == ["", "", "eye strain", "eye strain", "spiders", "spiders"])
+        // What the warning keeps back is still read: the page shows it once asked.
+        #expect(document.photos[4].metadata.alt == "John Lennon doing a funny walk")
+        // By default they stay out.
+        let byDefault = try Self.statuses(all)
+        #expect(byDefault.photos.count == 2 && byDefault.photos.allSatisfy { $0.contentWarning == nil })
+        #expect(byDefault.postsLeftOut["sensitive"] == 2)
+    }
+
+    /// A list feed says which photo is behind a warning with `contentWarning`.
+    @Test func aListEntryNamesItsContentWarning() throws {
+        let json = #"""
+            [{"imageUrl": "https://cdn.example.com/a.jpg", "contentWarning": "spiders"},
+             {"imageUrl": "https://cdn.example.com/b.jpg", "contentWarning": ""},
+             {"imageUrl": "https://cdn.example.com/c.jpg", "contentWarning": true},
+             {"imageUrl": "https://cdn.example.com/d.jpg"}]
+            """#
+        let document = try FeedReader().document(
+            from: Data(json.utf8), location: URL(string: "https://example.com/feed.json")!, name: "feed.json")
+        #expect(document.photos.map(\.contentWarning) == ["spiders", "", nil, nil])
     }
 
     @Test func aMastodonPageOfTextOnlyStatusesHasNoPhotoAndSkipsNone() throws {

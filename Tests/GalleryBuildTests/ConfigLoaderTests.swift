@@ -75,6 +75,13 @@ import Testing
         #expect(config.tileCaptions == .auto && config.downloads == .off)
     }
 
+    @Test func whichPostsOfAServiceArePublished() throws {
+        let defaults = try load("title: T\nfeed: f.json\n")
+        #expect(defaults.feed.visibility == .public && defaults.feed.sensitive == .leaveOut)
+        let chosen = try load("title: T\nfeed: {url: f.json, visibility: unlisted, sensitive: Behind_Warning}\n")
+        #expect(chosen.feed.visibility == .unlisted && chosen.feed.sensitive == .behindWarning)
+    }
+
     @Test func aTypoNamesItsLineAndColumnAndSuggestsTheKey() {
         let error = #expect(throws: ConfigError.self) {
             try load("title: T\nfeed: feed.json\nimages:\n  widht: [480]\n")
@@ -98,6 +105,11 @@ import Testing
         (
             "title: T\nfeed: {url: f.json, visibility: everyone}\n",
             "gallery.yml:2:33: unknown feed.visibility \"everyone\""
+        ),
+        (
+            "title: T\nfeed: {url: f.json, sensitive: blurred}\n",
+            "gallery.yml:2:32: unknown feed.sensitive \"blurred\"; use leave_out (sensitive posts are not published) "
+                + "or behind_warning"
         ),
         ("title: T\nfeed: f.json\ncache_limit: lots\n", "gallery.yml:3:14: `cache_limit` must be a size"),
         ("title: T\nfeed: f.json\nper_host: 0\n", "gallery.yml:3:11: `per_host` is 0; it must be at least 1"),

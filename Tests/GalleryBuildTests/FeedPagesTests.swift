@@ -318,22 +318,36 @@ import Testing
     /// (five text-only statuses) with its recorded Link header, and a second page holding the
     /// saved status with two images (Fixtures/README.md in FeedTests), the addresses in both made
     /// the test server's.
-    @Test func aMastodonAccountIsReadPageByPageByItsLinkHeader() async throws {
+    /// The saved Mastodon answers (FeedTests' fixtures), by name.
+    static func mastodonAnswer(_ name: String) throws -> String {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("FeedTests/Fixtures")
-        let firstPage = try String(
-            contentsOf: fixtures.appendingPathComponent("mastodon-api-account-statuses.json"), encoding: .utf8)
-        // The saved status is unlisted and marked sensitive (with no content warning): served as
-        // a post the owner publishes, unlisted and not sensitive.
-        let status = try String(
-            contentsOf: fixtures.appendingPathComponent("mastodon-api-status-two-images.json"), encoding: .utf8
-        ).replacingOccurrences(of: #""sensitive":true"#, with: #""sensitive":false"#)
+        return try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// A Mastodon server: the saved status's two photos at their paths, and what `statuses`
+    /// answers, given the server's own address, to every other request.
+    static func mastodonServer(
+        _ statuses: @escaping @Sendable (TestHTTPServer.Request, _ here: String) -> TestHTTPServer.Response
+    ) async throws -> TestHTTPServer {
         let base = Locked<String>("")
         let server = try await TestHTTPServer { request in
-            let here = base.value ?? ""
             if request.path.hasPrefix("/system/media_attachments/") {
                 return .revalidating(request, photo: request.path.contains("963111bc") ? 1 : 2)
             }
+            return statuses(request, base.value ?? "")
+        }
+        base.set(server.baseURL)
+        return server
+    }
+
+    @Test func aMastodonAccountIsReadPageByPageByItsLinkHeader() async throws {
+        let firstPage = try Self.mastodonAnswer("mastodon-api-account-statuses.json")
+        // The saved status is unlisted and marked sensitive (with no content warning): served as
+        // a post the owner publishes, unlisted and not sensitive.
+        let status = try Self.mastodonAnswer("mastodon-api-status-two-images.json")
+            .replacingOccurrences(of: #""sensitive":true"#, with: #""sensitive":false"#)
+        let server = try await Self.mastodonServer { request, here in
             guard request.path == "/api/v1/accounts/117020565966271181/statuses" else { return .text(404) }
             let statuses = "/api/v1/accounts/117020565966271181/statuses"
             if request.uri.contains("max_id=117020580489281910") {
@@ -349,7 +363,6 @@ import Testing
                 headers: [("Content-Type", "application/json; charset=utf-8"), ("Link", link)],
                 body: Array(firstPage.replacingOccurrences(of: "http://localhost:3000", with: here).utf8))
         }
-        base.set(server.baseURL)
         let site = try FixtureSite(
             feed: server.baseURL + "/api/v1/accounts/117020565966271181/statuses?limit=5", title: "Toots")
         try site.folder.write(
@@ -365,14 +378,46 @@ import Testing
         try await server.shutdown()
     }
 
+    /// `feed.sensitive: behind_warning`: the saved status (unlisted, marked sensitive, no words)
+    /// is published behind its warning; once it gains words, the next build shows them.
+    @Test func aSensitivePostIsPublishedBehindItsWarningWhenAsked() async throws {
+        let saved = try Self.mastodonAnswer("mastodon-api-status-two-images.json")
+        let status = Locked<String>(saved)
+        let server = try await Self.mastodonServer { request, here in
+            guard request.path == "/api/v1/accounts/1/statuses" else { return .text(404) }
+            let body = "[" + (status.value ?? "").replacingOccurrences(of: "http://localhost:3000", with: here) + "]"
+            return .init(headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(body.utf8))
+        }
+        let site = try FixtureSite(feed: server.baseURL + "/api/v1/accounts/1/statuses", title: "Toots")
+        try site.folder.write(
+            "title: Toots\nfeed:\n  url: \(server.baseURL)/api/v1/accounts/1/statuses\n  visibility: unlisted\n"
+                + "  sensitive: behind_warning\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
+
+        let result = try await build(site)
+        #expect(result.report.counts.photos == 2 && result.report.counts.failed == 0, "\(result.report.counts)")
+        #expect(!result.report.warnings.contains { $0.contains("left out") }, "\(result.report.warnings)")
+        var page = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+        #expect(page.components(separatedBy: #"<b>Content warning</b> Sensitive content</span>"#).count == 3)
+        #expect(!page.contains("data-full="), "neither opens in the viewer")
+        let pages = try FileManager.default.contentsOfDirectory(atPath: site.folder.file("public/photos").path)
+        #expect(pages.sorted() == ["photo-117020576646493592.html", "photo-117020576661238952.html"])
+
+        status.set(saved.replacingOccurrences(of: #""spoiler_text":"""#, with: #""spoiler_text":"silly walks""#))
+        _ = try await build(site)
+        page = try String(contentsOf: site.folder.file("public/index.html"), encoding: .utf8)
+        #expect(page.components(separatedBy: #"<b>Content warning</b> silly walks</span>"#).count == 3)
+        try await server.shutdown()
+    }
+
     /// The posts a service's feed held and the site leaves out, said in one line.
     @Test func thePostsLeftOutAreOneWarning() {
         #expect(BuildSession.postsLeftOutWarning([:]) == nil)
         #expect(
             BuildSession.postsLeftOutWarning(["followers-only": 3, "sensitive": 1, "unlisted": 2])
-                == "feed: 6 posts with photos left out (followers-only, direct and sensitive posts are never "
-                + "published): 3 followers-only, 2 unlisted, 1 marked sensitive or behind a content warning "
-                + "(`feed.visibility: unlisted` publishes unlisted posts too)")
+                == "feed: 6 posts with photos left out (followers-only and direct posts are never published): "
+                + "3 followers-only, 2 unlisted, 1 marked sensitive or behind a content warning "
+                + "(`feed.visibility: unlisted` publishes unlisted posts too; `feed.sensitive: behind_warning` "
+                + "publishes sensitive posts behind their warning)")
     }
 
     @Test func aFlickrPhotoSetIsReadPageByPageWithTheExtrasItNeeds() async throws {

@@ -102,6 +102,7 @@ import Testing
         item.photo.metadata = said
         item.photo.captionMarkdown = "*m*"
         item.photo.motion = URL(fileURLWithPath: "/photos/IMG_0001.MOV")
+        item.photo.contentWarning = "w"
         item.captionHTML = "<p><em>m</em></p>"
         item.download = Download(path: "originals/ab.jpg", fileName: "a.jpg", byteCount: 9, kind: "JPEG")
         item.image?.metadata = said
@@ -117,7 +118,7 @@ import Testing
             labels(item.photo) == [
                 "index", "id", "title", "source", "albumPath", "link", "date", "hasFeedID", "titleIsFileName",
                 "metadata",
-                "captionMarkdown", "motion",
+                "captionMarkdown", "motion", "contentWarning",
             ])
         #expect(
             labels(image) == [
@@ -160,6 +161,7 @@ import Testing
             { $0.image?.motion = [] }, { $0.photo.motion = nil }, { $0.image?.motion[0].path += "x" },
             { $0.image?.motion[0].width += 1 },
             { $0.image?.motion[0].height += 1 }, { $0.image?.motion[0].format = .webm },
+            { $0.photo.contentWarning = nil }, { $0.photo.contentWarning = "" }, { $0.photo.contentWarning = "x" },
         ]
         // Every field of what the photo says counts, from the feed or sidecar and from the photo.
         let fields: [(inout PhotoMetadata) -> Void] = [

@@ -12,7 +12,7 @@ struct ConfigReader {
         "remote_cache",
         "follow_symlinks", "language", "strings", "video",
     ]
-    static let feedKeys = ["url", "format", "fields", "paging", "auth", "visibility"]
+    static let feedKeys = ["url", "format", "fields", "paging", "auth", "visibility", "sensitive"]
     static let pagingKeys = [
         "next", "cursor_parameter", "page_parameter", "first_page", "max_pages", "max_entries", "page_size",
     ]
@@ -187,6 +187,16 @@ struct ConfigReader {
                             + "unlisted posts)")
             }
             settings.visibility = visibility
+        }
+        if let sensitiveNode = keys["sensitive"] {
+            let text = try string(sensitiveNode, key: "feed.sensitive")
+            guard let sensitive = SensitivePosts(rawValue: text.lowercased()) else {
+                throw error(
+                    at: sensitiveNode,
+                    "unknown feed.sensitive \"\(text)\"; use leave_out (sensitive posts are not published) or "
+                        + "behind_warning (published blurred behind their warning, shown on a click)")
+            }
+            settings.sensitive = sensitive
         }
         return settings
     }

@@ -22,7 +22,8 @@ extension BuildSession {
                 fields: config.feed.fields,
                 largestWidth: config.images.widths.max() ?? 1600,
                 paging: config.feed.paging,
-                visibility: config.feed.visibility
+                visibility: config.feed.visibility,
+                sensitive: config.feed.sensitive
             )
         )
         do {

@@ -193,9 +193,14 @@ extension BuildSession {
         let parts = leftOut.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { reason, count in
             "\(count) \(names[reason] ?? "of visibility \"\(reason.prefix(40))\"")"
         }
-        let hint = leftOut["unlisted"] != nil ? " (`feed.visibility: unlisted` publishes unlisted posts too)" : ""
-        return "feed: \(total) \(total == 1 ? "post" : "posts") with photos left out (followers-only, direct and "
-            + "sensitive posts are never published): \(parts.joined(separator: ", "))\(hint)"
+        var hints: [String] = []
+        if leftOut["unlisted"] != nil { hints.append("`feed.visibility: unlisted` publishes unlisted posts too") }
+        if leftOut["sensitive"] != nil {
+            hints.append("`feed.sensitive: behind_warning` publishes sensitive posts behind their warning")
+        }
+        let hint = hints.isEmpty ? "" : " (\(hints.joined(separator: "; ")))"
+        return "feed: \(total) \(total == 1 ? "post" : "posts") with photos left out (followers-only and direct "
+            + "posts are never published): \(parts.joined(separator: ", "))\(hint)"
     }
 
     private func pickShard(_ context: inout BuildContext) async throws(BuildError) {
