@@ -1,4 +1,5 @@
 import Foundation
+package import GalleryCore
 package import Loading
 
 /// Command-line choices for one build; each overrides gallery.yml where both speak.
@@ -29,6 +30,9 @@ package struct BuildOptions: Sendable {
     /// Where the secrets gallery.yml names by variable (`feed.auth.env`) are read from: the
     /// process's environment, unless a caller gives its own.
     package var environment = ProcessInfo.processInfo.environment
+    /// The time of day the build reads (freshness, when a thumbnail set was last used): the
+    /// system's, unless a test moves its own on.
+    package var clock = WallClock.system
 
     package init(
         output: String? = nil,

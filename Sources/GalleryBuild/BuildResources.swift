@@ -32,6 +32,7 @@ package final class BuildResources: Sendable {
             var signingKey: SigningKey?
             /// The feed's secret, for requests to the feed's origin.
             var credentials: RequestCredentials?
+            var clock = WallClock.system
         }
 
         var key: Key
@@ -112,7 +113,8 @@ package final class BuildResources: Sendable {
                 maxVideoBytes: key.maxVideoBytes,
                 refresh: key.refresh,
                 offline: key.offline,
-                credentials: key.credentials
+                credentials: key.credentials,
+                clock: key.clock
             ),
             client: client,
             cache: cache,

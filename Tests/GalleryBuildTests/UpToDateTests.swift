@@ -218,14 +218,20 @@ import Testing
         try await upstream.server.shutdown()
     }
 
+    /// Time is moved on by the build's clock, not slept through.
     @Test func onceAURLIsNoLongerFreshTheBuildAsksAgain() async throws {
         let upstream = try await Upstream(count: 2)
-        upstream.setCacheControl("max-age=1")
+        upstream.setCacheControl("max-age=60")
         let site = try site(feed: upstream.feedURL)
-        _ = try await build(site)
-        try await Task.sleep(for: .seconds(2))
+        var options = BuildOptions()
+        options.clock = WallClock.stopped(at: Date())
+        _ = try await build(site, options)
+        options.clock.advance(by: 59)
         upstream.server.resetCounts()
-        let revalidated = try await build(site)
+        #expect(try await build(site, options).upToDate, "still fresh a second before it ends")
+        #expect(upstream.server.requests.isEmpty)
+        options.clock.advance(by: 2)
+        let revalidated = try await build(site, options)
         #expect(!revalidated.upToDate && revalidated.counts.notModified == 2)
         #expect(upstream.photoRequests.allSatisfy(\.isConditional) && upstream.photoRequests.count == 2)
         try await upstream.server.shutdown()

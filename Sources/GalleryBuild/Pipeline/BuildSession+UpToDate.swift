@@ -40,7 +40,7 @@ extension BuildSession {
             context.refreshBaseline = try? await store.upToDate()
         } else if usesUpToDate, !options.full, let feedSHA256 = currentFeedSHA256(),
             let (published, record) = try? await store.upToDate(),
-            Date().timeIntervalSince1970 < record.freshUntil,
+            options.clock.now.timeIntervalSince1970 < record.freshUntil,
             record.inputs == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256),
             await isAsLeft(published, record)
         {

@@ -106,7 +106,8 @@ struct BuildSession: Sendable {
                 offline: options.offline,
                 remoteCache: Self.remoteLocation(options: options, config: config),
                 signingKey: options.signingKey,
-                credentials: try Self.credentials(config: config, layout: layout, options: options)
+                credentials: try Self.credentials(config: config, layout: layout, options: options),
+                clock: options.clock
             )
         )
         self.remote = environment.remote
@@ -142,6 +143,7 @@ struct BuildSession: Sendable {
                 remote: environment.remote,
                 locationPlaces: config.location.places,
                 videoSettings: config.video,
+                clock: options.clock,
                 footageChanged: { done, total in events(.footage(done: done, total: total)) }
             )
         } catch {

@@ -35,6 +35,8 @@ final class RenditionStore: Sendable {
     let locationPlaces: Int?
     /// The site's `video:` settings.
     let videoSettings: VideoSettings
+    /// When a set was last used is read from it.
+    let clock: WallClock
     /// ffmpeg and ffprobe, looked for when the first clip is met (a site of photos never runs them).
     let locatedTranscoder = Mutex<VideoTranscoder.Located?>(nil)
     /// The footage transcoded so far, for the progress display.
@@ -54,10 +56,11 @@ final class RenditionStore: Sendable {
     init(
         cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
         quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil, locationPlaces: Int? = nil,
-        videoSettings: VideoSettings = VideoSettings(),
+        videoSettings: VideoSettings = VideoSettings(), clock: WallClock = .system,
         footageChanged: @escaping @Sendable (_ done: Double, _ total: Double) -> Void = { _, _ in }
     ) {
         self.videoSettings = videoSettings
+        self.clock = clock
         self.footage = FootageMeter(changed: footageChanged)
         self.cache = cache
         self.store = cache.buildStore
@@ -275,7 +278,7 @@ final class RenditionStore: Sendable {
             return records
         }
         try await store.saveRenditionSets(records)
-        try await store.touchRenditionSets(keys, at: Date().timeIntervalSince1970)
+        try await store.touchRenditionSets(keys, at: clock.now.timeIntervalSince1970)
     }
 
     /// The set's record, written after the files it names, with their stamps as the files are
@@ -286,7 +289,7 @@ final class RenditionStore: Sendable {
 
     private func record(of image: ProcessedImage) -> RenditionSetRecord {
         let stamps = image.renditions.map { FileStatus(file(of: $0)).map(FileStamp.init) }
-        return RenditionSetRecord(image: image, stamps: stamps, lastUsed: Date().timeIntervalSince1970)
+        return RenditionSetRecord(image: image, stamps: stamps, lastUsed: clock.now.timeIntervalSince1970)
     }
 
     /// `record`'s image when its every file is present with its recorded size, and with its
@@ -317,7 +320,7 @@ final class RenditionStore: Sendable {
                 guard (try? FileDigest.sha256(of: file(of: rendition)).hex) == rendition.sha256 else { return nil }
             }
             rewrites.withLock { $0.append((key, self.record(of: image))) }
-        } else if Date().timeIntervalSince1970 - record.lastUsed >= 3600 {
+        } else if clock.now.timeIntervalSince1970 - record.lastUsed >= 3600 {
             staleUses.withLock { $0.append(key) }
         }
         return image

@@ -214,7 +214,8 @@ extension HTTPLoader {
         } catch let error as LoadingError where error.isRetryable {
             return .again(error)
         } catch let error as LoadingError where error.allowsStaleCopy {
-            return .answered(.success(staleCopy(item.record, source: source, because: error, at: Date())))
+            return .answered(
+                .success(staleCopy(item.record, source: source, because: error, at: configuration.clock.now)))
         } catch {
             return .answered(.failure(error))
         }
@@ -229,7 +230,8 @@ extension HTTPLoader {
         guard let blobModified, let record = cache.record(for: key) else { return .skip }
         // Redirected last time: the usual path follows the redirects again.
         guard record.redirects.isEmpty, record.finalURL == key else { return .leave }
-        let sent = configuration.credentials?.request(for: source.url) ?? (url: key, headers: [])
+        let sent =
+            configuration.credentials?.request(for: source.url, at: configuration.clock.now) ?? (url: key, headers: [])
         guard let target = Self.requestTarget(of: sent.url) else { return .leave }
         var headers = HTTPHeaders([("Host", hostHeader)])
         headers.add(contentsOf: requestHeaders(credentials: sent.headers, record: record, expectsImage: true))
@@ -240,7 +242,7 @@ extension HTTPLoader {
     /// The copy a 304 confirmed: its record refreshed by the answer's headers.
     private func confirm(_ source: CanonicalURL, item: LaneItem, head: HTTPResponseHead) -> Original {
         counter.update { $0.notModified += 1 }
-        let now = Date()
+        let now = configuration.clock.now
         let answer = ResponseHead(status: 304, headers: head.headers, finalURL: source.description, redirects: [])
         var refreshed = item.record.refreshed(by: answer, at: now)
         refreshed.blobModified = item.blobModified

@@ -63,7 +63,7 @@ extension HTTPLoader {
     /// goes back to the tier when they give it a lifetime (other machines then trust it without
     /// a request until it runs out); without one, writing it back would gain nothing.
     func refreshShared(_ record: CacheRecord, by head: ResponseHead) async {
-        let refreshed = record.refreshed(by: head, at: Date())
+        let refreshed = record.refreshed(by: head, at: configuration.clock.now)
         let control = CacheControl(refreshed.cacheControl)
         guard control.sharedMaxAge != nil || control.maxAge != nil || refreshed.expires != nil else { return }
         await share(refreshed, always: true)

@@ -33,7 +33,10 @@ extension HTTPLoader {
         let limits = configuration.limits
         let meter = TransferMeter()
         // The feed's secret joins a request to the feed's own origin only, and only here.
-        let sent = configuration.credentials?.request(for: url) ?? (url: url.absoluteString, headers: [])
+        let sent =
+            configuration.credentials?.request(for: url, at: configuration.clock.now) ?? (
+                url: url.absoluteString, headers: []
+            )
         var request = HTTPClientRequest(url: sent.url)
         request.method = .GET
         request.headers = requestHeaders(credentials: sent.headers, record: record, expectsImage: expectsImage)
@@ -243,7 +246,7 @@ extension HTTPLoader {
         noun: String, keep: Bool = true
     ) throws -> Original {
         let headers = head.headers
-        let now = Date().timeIntervalSince1970
+        let now = configuration.clock.now.timeIntervalSince1970
         // A header given on several lines is one list (RFC 9110 §5.3): `private` on a line of
         // its own counts.
         let cacheControl = headers["Cache-Control"].isEmpty ? nil : headers["Cache-Control"].joined(separator: ", ")
@@ -284,7 +287,7 @@ extension HTTPLoader {
             link: noun == "feed" ? redacted(headers["Link"].joined(separator: ", ")) : nil
         )
         cache.store(record)
-        cache.markUsed(record, at: Date())
+        cache.markUsed(record, at: configuration.clock.now)
         return Original(
             source: source,
             inBlobs: cache.blobFolder,

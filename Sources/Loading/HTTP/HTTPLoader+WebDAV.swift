@@ -55,7 +55,10 @@ extension HTTPLoader {
 
     private func sendPropfind(_ url: URL) async throws -> PropfindAnswer {
         counter.update { $0.requests += 1 }
-        let sent = configuration.credentials?.request(for: url) ?? (url: url.absoluteString, headers: [])
+        let sent =
+            configuration.credentials?.request(for: url, at: configuration.clock.now) ?? (
+                url: url.absoluteString, headers: []
+            )
         var request = HTTPClientRequest(url: sent.url)
         request.method = .RAW(value: "PROPFIND")
         request.headers.add(name: "User-Agent", value: configuration.userAgent)

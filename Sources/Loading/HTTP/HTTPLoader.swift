@@ -36,6 +36,8 @@ package final class HTTPLoader: OriginalLoading {
         var hostHealth = HostHealth.Configuration()
         /// The feed's secret, sent to the feed's origin only.
         package var credentials: RequestCredentials?
+        /// Where the time a copy was fetched, and whether it is fresh, is read.
+        package var clock: WallClock
 
         package init(
             concurrency: Int = 16,
@@ -48,7 +50,8 @@ package final class HTTPLoader: OriginalLoading {
             offline: Bool = false,
             userAgent: String = "gallerygen/0.1",
             limits: TransferLimits = TransferLimits(),
-            credentials: RequestCredentials? = nil
+            credentials: RequestCredentials? = nil,
+            clock: WallClock = .system
         ) {
             self.concurrency = concurrency
             self.perHost = perHost
@@ -61,6 +64,7 @@ package final class HTTPLoader: OriginalLoading {
             self.userAgent = userAgent
             self.limits = limits
             self.credentials = credentials
+            self.clock = clock
         }
     }
 
@@ -140,7 +144,7 @@ package final class HTTPLoader: OriginalLoading {
     }
 
     package func availableOriginal(for source: CanonicalURL) -> Original? {
-        let now = Date()
+        let now = configuration.clock.now
         guard let record = cache.record(for: source.description) else { return nil }
         let origin: Original.Origin
         if configuration.offline {
@@ -190,7 +194,7 @@ package final class HTTPLoader: OriginalLoading {
     ) async throws -> Original {
         if let available = availableOriginal(for: source) { return available }
         let key = source.description
-        let now = Date()
+        let now = configuration.clock.now
         if let record = cache.record(for: key), let blobModified = cache.verifiedBlob(of: record) {
             return try await revalidate(source, copy: record, blobModified: blobModified, expectsImage: expectsImage)
         }
@@ -226,11 +230,11 @@ package final class HTTPLoader: OriginalLoading {
         after failed: LoadingError? = nil
     ) async throws -> Original {
         let key = source.description
-        let now = Date()
+        let now = configuration.clock.now
         do {
             switch try await fetch(source, revalidating: record, expectsImage: expectsImage, after: failed) {
             case .notModified(let response):
-                var refreshed = record.refreshed(by: response, at: Date())
+                var refreshed = record.refreshed(by: response, at: configuration.clock.now)
                 // A 304 that names the next page again replaces the kept Link.
                 if !expectsImage, let link = documentLinks.withLock({ $0[key] }) { refreshed.link = link }
                 refreshed.blobModified = blobModified
@@ -504,7 +508,8 @@ package final class HTTPLoader: OriginalLoading {
         var number = 1
         if let failed {
             guard number < configuration.retry.attempts,
-                let delay = configuration.retry.delay(afterAttempt: number, retryAfter: failed.retryAfter)
+                let delay = configuration.retry.delay(
+                    afterAttempt: number, retryAfter: failed.retryAfter, now: configuration.clock.now)
             else { throw failed }
             try await Task.sleep(for: delay)
             number += 1
@@ -513,7 +518,10 @@ package final class HTTPLoader: OriginalLoading {
             do {
                 return try await attempt()
             } catch let error as LoadingError where error.isRetryable && number < configuration.retry.attempts {
-                guard let delay = configuration.retry.delay(afterAttempt: number, retryAfter: error.retryAfter) else {
+                guard
+                    let delay = configuration.retry.delay(
+                        afterAttempt: number, retryAfter: error.retryAfter, now: configuration.clock.now)
+                else {
                     throw error
                 }
                 try await Task.sleep(for: delay)

@@ -37,7 +37,7 @@ package struct RequestCredentials: Sendable, Equatable, CustomStringConvertible 
     package func applies(to url: URL) -> Bool { Self.origin(of: url) == origin }
 
     /// The request's URL and headers with the secret, when `url` is on the feed's origin.
-    func request(for url: URL, at date: Date = Date()) -> (url: String, headers: [(String, String)]) {
+    func request(for url: URL, at date: Date = WallClock.system.now) -> (url: String, headers: [(String, String)]) {
         guard applies(to: url) else { return (url.absoluteString, []) }
         if let signer {
             // Signed as sent: the path and query exactly as they go on the wire. A URL that

@@ -28,7 +28,7 @@ package struct RetryPolicy: Sendable {
 
     /// The wait before attempt `attempt + 1` (attempt counts from 1), or nil when the server asks
     /// for a longer wait than the cap.
-    func delay(afterAttempt attempt: Int, retryAfter: String?, now: Date = Date()) -> Duration? {
+    func delay(afterAttempt attempt: Int, retryAfter: String?, now: Date = WallClock.system.now) -> Duration? {
         if let retryAfter, let seconds = Self.seconds(inRetryAfter: retryAfter, now: now) {
             // Compared before converting: a server's "1e300" or "inf" would trap in Int64(_:).
             guard seconds.isFinite, seconds <= maximumRetryAfter.seconds else { return nil }

@@ -259,7 +259,7 @@ package struct S3RemoteStore: RemoteStore {
         let signature = signer.sign(
             method: method.rawValue, path: path, query: nil, headers: headers,
             payloadSHA256: body.map { sha256Hex(of: $0) } ?? SigV4Signer.emptyPayloadSHA256,
-            amzDate: SigV4Signer.amzDate(Date()))
+            amzDate: SigV4Signer.amzDate(WallClock.system.now))
         headers += signature.headers
         headers.append(("User-Agent", "gallerygen/\(GalleryVersion.current)"))
         return try await transport.send(
