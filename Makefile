@@ -49,8 +49,12 @@ install-packages:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
+## Every module a target imports must be one it declares (SwiftPM's check, an error here), so
+## that a dependency is never reached through another target's by accident.
+IMPORT_CHECK := --explicit-target-dependency-import-check error
+
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(IMPORT_CHECK)
 
 ## release: the Swift runtime linked in, as `make dist` packs it (one release build for both).
 release: deps
@@ -96,7 +100,7 @@ test-deps: deps
 		|| $(BROWSER_VENV)/bin/pip install --quiet 'moto[server]' boto3 wsgidav cheroot
 
 test: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(IMPORT_CHECK)
 	$(SWIFT) test --skip-build --skip '$(REMOTE_TESTS)'
 	$(SWIFT) test --skip-build --filter '$(REMOTE_TESTS)'
 

@@ -1,5 +1,5 @@
 package import Foundation
-package import GalleryCore
+import GalleryCore
 
 /// One WebDAV folder's listing (a `PROPFIND` `Depth: 1` answer, `<d:multistatus>`): its files and
 /// its subfolders, each by its address. The folder's own entry is left out, and so is any

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// The secrets a build is given (a feed's key, a bucket's secret key, the site's signing key),
 /// and every form of each that a server's answer could repeat: as written, percent-encoded every
