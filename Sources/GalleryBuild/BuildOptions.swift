@@ -6,8 +6,6 @@ package import Loading
 package struct BuildOptions: Sendable {
     /// `--output DIR`, relative to the current folder.
     package var output: String?
-    /// `--strict`: any failed photo fails the build.
-    package var strict = false
     /// `--refresh`: revalidate every cached URL, fresh or not.
     package var refresh = false
     /// `--offline`: send no request; build from the cache.
@@ -36,7 +34,6 @@ package struct BuildOptions: Sendable {
 
     package init(
         output: String? = nil,
-        strict: Bool = false,
         refresh: Bool = false,
         offline: Bool = false,
         full: Bool = false,
@@ -48,7 +45,6 @@ package struct BuildOptions: Sendable {
         signingKey: SigningKey? = SigningKey(environment: ProcessInfo.processInfo.environment)
     ) {
         self.output = output
-        self.strict = strict
         self.refresh = refresh
         self.offline = offline
         self.full = full

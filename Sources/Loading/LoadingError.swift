@@ -14,7 +14,6 @@ package struct LoadingError: Error, Sendable, CustomStringConvertible {
         case tooManyRedirects
         case offlineMiss
         case cache
-        case cancelled
         case unsupportedScheme
         /// The server went silent: no answer, or a body that stalled.
         case timedOut

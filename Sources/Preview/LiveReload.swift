@@ -63,7 +63,6 @@ final class LiveReload: Sendable {
         for subscriber in subscribers { subscriber.yield(event) }
     }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
     var lastError: String? { state.withLock { $0.lastError } }
 
     /// Ends every stream (server shutting down).

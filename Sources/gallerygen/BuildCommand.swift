@@ -101,7 +101,6 @@ struct BuildCommand: AsyncParsableCommand {
         let site = URL(fileURLWithPath: siteDirectory, isDirectory: true)
         let options = BuildOptions(
             output: output,
-            strict: strict,
             refresh: refresh,
             offline: offline,
             full: full,

@@ -25,7 +25,6 @@ enum FailureCause {
         case .redirectLoop, .tooManyRedirects: "redirects"
         case .offlineMiss: "not in the cache (--offline)"
         case .cache: "cache error"
-        case .cancelled: "cancelled"
         case .unsupportedScheme: "unsupported URL"
         case .timedOut: "timed out"
         case .tooSlow: "too slow"

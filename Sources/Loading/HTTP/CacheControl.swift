@@ -8,8 +8,6 @@ struct CacheControl: Equatable {
     var sharedMaxAge: Int?
     var noCache = false
     var noStore = false
-    var immutable = false
-    var mustRevalidate = false
     /// For one user only: a shared cache (the remote tier) must not keep it (§5.2.2.7).
     var isPrivate = false
 
@@ -47,10 +45,6 @@ struct CacheControl: Equatable {
                 control.noCache = true
             } else if matches(bytes, name, "no-store") {
                 control.noStore = true
-            } else if matches(bytes, name, "immutable") {
-                control.immutable = true
-            } else if matches(bytes, name, "must-revalidate") || matches(bytes, name, "proxy-revalidate") {
-                control.mustRevalidate = true
             } else if matches(bytes, name, "private") {
                 control.isPrivate = true
             }
