@@ -173,8 +173,8 @@ let package = Package(
         .testTarget(
             name: "GalleryBuildTests",
             dependencies: [
-                "BuildStore", "GalleryBuild", "GalleryCore", "GalleryJSON", "Loading", "Rendering", "Reporting",
-                "TestSupport",
+                "BuildStore", "Feed", "GalleryBuild", "GalleryCore", "GalleryJSON", "Imaging", "Loading", "Rendering",
+                "Reporting", "TestSupport", "Video",
             ]),
         .testTarget(
             name: "EndToEndTests",

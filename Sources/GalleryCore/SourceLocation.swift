@@ -15,10 +15,13 @@ package struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     package var description: String { "\(file):\(line):\(column)" }
 }
 
-/// An error that points at a spot in an input file and may rest on another error: printed as
-/// `feed.json:3:13: message (underlying)`, each part only when there is one. Each module's error
-/// type adopts it for its printing; its code stays its own.
+/// The one shape of a stage's error: a code of the stage's own, what is wrong and what to do,
+/// the spot in an input file when there is one, and the error underneath as a value. Printed as
+/// `feed.json:3:13: message (underlying)`, each part only when there is one; a stage whose errors
+/// say more (a loading error's URL, a config error's file) prints its own way.
 package protocol LocatedError: Error, Sendable, CustomStringConvertible {
+    associatedtype Code: Sendable
+    var code: Code { get }
     var message: String { get }
     var location: SourceLocation? { get }
     var underlying: (any Error & Sendable)? { get }
@@ -26,7 +29,33 @@ package protocol LocatedError: Error, Sendable, CustomStringConvertible {
 
 extension LocatedError {
     package var description: String {
-        (location.map { "\($0): " } ?? "") + message + (underlying.map { " (\(describing($0)))" } ?? "")
+        (location.map { "\($0): " } ?? "") + detail
+    }
+
+    /// The message with the underlying error's words: `cannot write a.webp (No space left)`.
+    package var detail: String {
+        message + (underlying.map { " (\(describing($0)))" } ?? "")
+    }
+}
+
+/// A stage's error of the one shape (``LocatedError``), over the stage's own codes:
+/// `FeedError` is `StageError<FeedErrorCode>`, `RenderingError` `StageError<RenderingErrorCode>`.
+package struct StageError<Code: Sendable & Hashable>: LocatedError {
+    package var code: Code
+    /// What is wrong, and what to do about it.
+    package var message: String
+    /// The spot in an input file, when there is one.
+    package var location: SourceLocation?
+    /// The error underneath (the file system's, another library's), when another error caused it.
+    package var underlying: (any Error & Sendable)?
+
+    package init(
+        _ code: Code, _ message: String, location: SourceLocation? = nil, underlying: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.location = location
+        self.underlying = underlying
     }
 }
 

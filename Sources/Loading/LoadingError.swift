@@ -1,8 +1,8 @@
-import GalleryCore
+package import GalleryCore
 
 /// Why an image or feed could not be loaded: a code, the URL (or file), what failed and what to
 /// do, and the error underneath (the HTTP client's, the file system's) as a value.
-package struct LoadingError: Error, Sendable, CustomStringConvertible {
+package struct LoadingError: LocatedError {
     package enum Code: String, Sendable {
         case unreadableFile
         case tooLarge
@@ -44,10 +44,9 @@ package struct LoadingError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// The message with the underlying error's words: `cannot reach the server (connection refused)`.
-    package var detail: String {
-        underlying.map { "\(message) (\(describing($0)))" } ?? message
-    }
+    /// A URL or a file, never a spot in one: the URL says where.
+    package var location: SourceLocation? { nil }
 
+    /// `URL: message (underlying)`.
     package var description: String { "\(url): \(detail)" }
 }

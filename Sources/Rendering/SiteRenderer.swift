@@ -157,12 +157,13 @@ package struct SiteRenderer: Sendable {
     package func render(_ gallery: Gallery) async throws(RenderingError) -> [RenderedFile] {
         let collected = Collected()
         do {
-            try await render(gallery, chunk: Int.max, reusing: nil) { chunk in collected.append(chunk.files) }
-        } catch let error as RenderingError {
-            throw error
+            try await render(gallery, chunk: Int.max, reusing: nil) { (chunk) throws(Never) in
+                collected.append(chunk.files)
+            }
         } catch {
-            // The sink above never throws.
-            throw RenderingError(.unreadable, "\(error)")
+            switch error {
+            case .theme(let error): throw error
+            }
         }
         return collected.files
     }
@@ -193,22 +194,28 @@ package struct SiteRenderer: Sendable {
     /// or photo page that `reusing` says is in place as it would be rendered is handed over as
     /// unchanged instead; when the whole gallery is what the previous build rendered (the same
     /// sources), a page still in place is not even built to be compared. Returns the sources'
-    /// fingerprint; throws a ``RenderingError``, or what `sink` threw (which stops the rendering).
+    /// fingerprint; throws the theme's ``RenderingError``, or what `sink` threw (which stops the
+    /// rendering), each as itself.
     @discardableResult
-    package func render(
-        _ gallery: Gallery, chunk: Int, reusing reuse: PageReuse?, into sink: (RenderedChunk) async throws -> Void
-    ) async throws -> PageFingerprint {
+    package func render<SinkError: Error>(
+        _ gallery: Gallery, chunk: Int, reusing reuse: PageReuse?,
+        into sink: (RenderedChunk) async throws(SinkError) -> Void
+    ) async throws(RenderFailure<SinkError>) -> PageFingerprint {
+        func hand(_ chunk: RenderedChunk) async throws(RenderFailure<SinkError>) {
+            do { try await sink(chunk) } catch { throw .sink(error) }
+        }
         guard templates.library.getTemplate(named: "page") != nil else {
-            throw RenderingError(.missingTemplate, "\(theme.path): the theme has no page template")
+            throw .theme(RenderingError(.missingTemplate, "\(theme.path): the theme has no page template"))
         }
         if !templatesWithoutWarnings.isEmpty {
             let warned = gallery.items.lazy.filter { $0.photo.contentWarning != nil }.count
             if warned > 0 {
-                throw RenderingError(
-                    .missingTemplate,
-                    "\(theme.path): \(templatesWithoutWarnings.joined(separator: " and ")) show no content warning "
-                        + "(`{{#warning}}`, docs/themes.md), and \(warned) \(warned == 1 ? "photo is" : "photos are") "
-                        + "behind one (`feed.sensitive: behind_warning`): they would be published without it")
+                throw .theme(
+                    RenderingError(
+                        .missingTemplate,
+                        "\(theme.path): \(templatesWithoutWarnings.joined(separator: " and ")) show no content warning "
+                            + "(`{{#warning}}`, docs/themes.md), and \(warned) \(warned == 1 ? "photo is" : "photos are") "
+                            + "behind one (`feed.sensitive: behind_warning`): they would be published without it"))
             }
         }
         let plan = PagePlan(
@@ -228,7 +235,7 @@ package struct SiteRenderer: Sendable {
         let gridChunk = max(1, chunk / 60)
         for start in stride(from: 0, to: plan.pages.count, by: gridChunk) {
             let part = Array(plan.pages[start..<min(start + gridChunk, plan.pages.count)])
-            try await sink(
+            try await hand(
                 RenderedChunk(
                     await part.concurrentMap { page in
                         if let fingerprint = kept?(page.path) { return .unchanged(page.path, fingerprint) }
@@ -266,25 +273,32 @@ package struct SiteRenderer: Sendable {
         }
         if plan.hasAlbumsPage {
             guard let html = templates.render(plan.albumsPageModel(grid: grid), "albums") else {
-                throw RenderingError(
-                    .missingTemplate,
-                    "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
-                )
+                throw .theme(
+                    RenderingError(
+                        .missingTemplate,
+                        "\(theme.path): the theme has no albums.mustache, needed for more than \(PagePlan.inlineAlbumLimit) albums"
+                    ))
             }
-            try await sink(
+            try await hand(
                 RenderedChunk(files: [RenderedFile(path: PagePlan.albumsPagePath, contents: Array(html.utf8))]))
         }
         if plan.hasKeywordsPage {
             guard let html = templates.render(plan.keywordsPageModel(), "keywords") else {
-                throw RenderingError(
-                    .missingTemplate, "\(theme.path): no keywords.mustache, and no built-in one to use")
+                throw .theme(
+                    RenderingError(
+                        .missingTemplate, "\(theme.path): no keywords.mustache, and no built-in one to use"))
             }
-            try await sink(
+            try await hand(
                 RenderedChunk(files: [RenderedFile(path: PagePlan.keywordsPagePath, contents: Array(html.utf8))]))
         }
-        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, reusing: reuse, kept: kept, into: sink)
-        try await sink(RenderedChunk(files: try feeds(gallery: gallery, plan: plan, slugs: slugs)))
-        try await sink(RenderedChunk(files: try assets()))
+        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, reusing: reuse, kept: kept, into: hand)
+        let last: [RenderedFile]
+        do {
+            last = try feeds(gallery: gallery, plan: plan, slugs: slugs) + assets()
+        } catch {
+            throw .theme(error)
+        }
+        try await hand(RenderedChunk(files: last))
         return sources
     }
 
@@ -335,12 +349,14 @@ package struct SiteRenderer: Sendable {
     }
 
     /// `photos/<slug>.html` for every photo with an image, in gallery order, `chunk` at a time.
-    private func photoPages(
+    private func photoPages<SinkError: Error>(
         plan: PagePlan, slugs: [Int: String], chunk: Int, reusing reuse: PageReuse?,
-        kept: (@Sendable (String) -> PageFingerprint?)?, into sink: (RenderedChunk) async throws -> Void
-    ) async throws {
+        kept: (@Sendable (String) -> PageFingerprint?)?,
+        into sink: (RenderedChunk) async throws(RenderFailure<SinkError>) -> Void
+    ) async throws(RenderFailure<SinkError>) {
         guard templates.library.getTemplate(named: "photo-page") != nil else {
-            throw RenderingError(.missingTemplate, "\(theme.path): no photo-page.mustache, and no built-in one to use")
+            throw .theme(
+                RenderingError(.missingTemplate, "\(theme.path): no photo-page.mustache, and no built-in one to use"))
         }
         let pages = plan.photoPages(
             slugs: slugs, showsCameraDetails: configuration.showsCameraDetails, location: configuration.location)
@@ -438,4 +454,10 @@ private struct Templates: Sendable {
     func render(_ model: some MustacheParent & Sendable, _ name: String) -> String? {
         library.render(model, withTemplate: name)
     }
+}
+
+/// Why a render stopped: the theme could not be used, or the sink the pages were handed to threw.
+package enum RenderFailure<SinkError: Error>: Error {
+    case theme(RenderingError)
+    case sink(SinkError)
 }

@@ -3,7 +3,7 @@ package import GalleryCore
 /// A `gallery.yml` (or command line) that cannot be used: exit code 2. A code, what is wrong and
 /// how to fix it, the file, line and column, and the YAML parser's error underneath when it
 /// gave one.
-package struct ConfigError: Error, Sendable, CustomStringConvertible {
+package struct ConfigError: LocatedError {
     package enum Code: String, Sendable {
         /// No gallery.yml, or not UTF-8.
         case unreadable

@@ -80,49 +80,41 @@ extension BuildSession {
         let previous =
             recorded ?? RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
         var site = RenderedSite(record: previous, introSHA256: introSHA256, zips: zips)
-        do {
-            func stage(_ files: [RenderedFile]) throws {
-                do {
-                    try staging.stage(files.map { ($0.path, $0.contents) })
-                } catch {
-                    throw StagingFailure(error: error as NSError)
-                }
-                site.paths += files.map(\.path)
-                site.rendered += files.compactMap { file in
-                    file.fingerprint.map { UnchangedPage(path: file.path, fingerprint: $0) }
-                }
+        func stage(_ files: [RenderedFile]) throws(BuildError) {
+            do {
+                try staging.stage(files.map { ($0.path, $0.contents) })
+            } catch {
+                throw outputError(error as NSError)
             }
-            let sources = try await renderer.render(gallery, chunk: Self.renderChunk, reusing: previous.reuse) {
-                chunk in
+            site.paths += files.map(\.path)
+            site.rendered += files.compactMap { file in
+                file.fingerprint.map { UnchangedPage(path: file.path, fingerprint: $0) }
+            }
+        }
+        do {
+            site.sources = try await renderer.render(gallery, chunk: Self.renderChunk, reusing: previous.reuse) {
+                (chunk) throws(BuildError) in
                 try stage(chunk.files)
                 site.paths += chunk.unchanged.map(\.path)
                 site.kept += chunk.unchanged
             }
-            site.sources = sources
-            if config.hostFiles {
-                try stage(
-                    HostFiles.files(
-                        pagePaths: site.paths.filter { !$0.hasPrefix("assets/") },
-                        downloads: !site.zips.isEmpty
-                            || config.downloads == .original))
-            }
-        } catch let failure as StagingFailure {
-            throw outputError(failure.error)
-        } catch let error as RenderingError {
-            throw BuildError(.theme, underlying: error)
         } catch {
-            throw BuildError(.theme, "\(error)")
+            switch error {
+            case .theme(let error): throw BuildError(.theme, underlying: error)
+            case .sink(let error): throw error
+            }
+        }
+        if config.hostFiles {
+            try stage(
+                HostFiles.files(
+                    pagePaths: site.paths.filter { !$0.hasPrefix("assets/") },
+                    downloads: !site.zips.isEmpty || config.downloads == .original))
         }
         return site
     }
 
     /// Pages rendered and staged at a time (about 2-5 MB of HTML).
     static let renderChunk = 1024
-
-    /// A file error of the staging, told apart from the theme's.
-    private struct StagingFailure: Error {
-        var error: NSError
-    }
 
     func outputError(_ error: NSError) -> BuildError {
         BuildError(

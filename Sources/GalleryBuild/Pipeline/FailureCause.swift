@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCore
 import Imaging
 import Loading
 import Video
