@@ -71,8 +71,7 @@ extension BuildSession {
                 let warning =
                     "\(displayName(of: motion)): the motion of a Live Photo: \(FailureCause.message(of: error)); "
                     + "the still is shown alone"
-                context.report.warnings.append(warning)
-                events(.warning(warning))
+                context.warn(warning)
             }
         }
     }

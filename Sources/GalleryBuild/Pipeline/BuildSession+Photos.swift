@@ -11,6 +11,13 @@ import Rendering
 import Reporting
 import Synchronization
 
+/// What the photo pass did: every photo's outcome, made or found in the cache; or, for a
+/// `--refresh` whose check found every copy unchanged upstream, nothing more (the site stays).
+enum PhotoPass {
+    case made([Int: PhotoOutcome])
+    case siteUnchanged(UnchangedSiteCheck)
+}
+
 /// The load and images stages: every photo loaded and processed, concurrently.
 extension BuildSession {
     /// Loads and processes every photo, concurrently; returns the outcome per feed index.
@@ -21,8 +28,8 @@ extension BuildSession {
     /// and the result is nil.
     func processPhotos(
         _ photos: [Photo], sources: [CanonicalURL?], report: inout BuildReport,
-        unchangedSite: (@Sendable () async -> Bool)? = nil
-    ) async throws(BuildError) -> [Int: PhotoOutcome]? {
+        unchangedSite check: UnchangedSiteCheck? = nil
+    ) async throws(BuildError) -> PhotoPass {
         events(.started(.load, total: photos.count))
         events(.started(.images, total: photos.count))
         let progress = StageProgress(clock: clock)
@@ -48,14 +55,14 @@ extension BuildSession {
         let (changed, arrivals) = AsyncStream.makeStream(of: Original.self)
         async let madeEarly: Void = makeImages(of: changed, progress: progress)
         let asked = await revalidateCopies(
-            found: &found, sources: sources, unchangedSite: unchangedSite, changed: arrivals, advanced: advanced)
+            found: &found, sources: sources, unchangedSite: check?.isUnchanged, changed: arrivals, advanced: advanced)
         arrivals.finish()
         guard !Task.isCancelled else { throw .interrupted }
-        if asked.siteUnchanged {
+        if asked.siteUnchanged, let check {
             finishTiming(progress, into: &report)
             report.counts.urls = asked.urls
             report.counts.notModified = asked.urls
-            return nil
+            return .siteUnchanged(check)
         }
         await renditions.prefetch(keys: found.compactMap(\.setKey))
         let available = await Array(found.indices).concurrentMap { [renditions, found, asked] offset in
@@ -118,12 +125,11 @@ extension BuildSession {
         if let seed {
             report.counts.seeded = seed.adopted
             for warning in seed.warnings {
-                report.warnings.append(warning)
-                events(.warning(warning))
+                warn(warning, in: &report)
             }
         }
         report.counts.urls = Set(sources.compactMap { $0 }).count
-        return outcomes
+        return .made(outcomes)
     }
 
     /// Makes the images of the changed copies the one pass downloads, as they come, a few at a
@@ -417,130 +423,5 @@ extension BuildSession {
                 report.failures.append(failure)
             }
         }
-    }
-}
-
-/// What the cache already holds for a photo: its original, fresh, and its renditions if made.
-/// Boxed: a cold build's list of them is a nil per photo (8 bytes), not room for both (304 bytes,
-/// 30 MB at 100,000 photos, held while every photo loads).
-final class AvailablePhoto: Sendable {
-    let original: Original
-    let image: ProcessedImage?
-
-    init(original: Original, image: ProcessedImage?) {
-        self.original = original
-        self.image = image
-    }
-}
-
-/// A photo's renditions as the site names them (`images/<name>`; the cache's own names differ),
-/// made once per thumbnail set: photos that share a set share one copy of it, not a copy each
-/// (and not one per page and manifest record that shows them).
-struct PublicImages {
-    private var made: [String: ProcessedImage] = [:]
-
-    mutating func callAsFunction(_ image: ProcessedImage) -> ProcessedImage {
-        // A rendition's file name is its set's hash: one name, one set.
-        guard let key = image.renditions.first?.path else { return image }
-        if let known = made[key] { return known }
-        var named = image
-        for index in named.renditions.indices {
-            named.renditions[index].path = Self.path(of: named.renditions[index])
-        }
-        made[key] = named
-        return named
-    }
-
-    mutating func callAsFunction(_ outcome: PhotoOutcome) -> PhotoOutcome {
-        guard case .done(let original, let image, let wasProcessed, let warnings, let imagingWarnings) = outcome
-        else { return outcome }
-        return .done(
-            original: original, image: self(image), wasProcessed: wasProcessed, warnings: warnings,
-            imagingWarnings: imagingWarnings)
-    }
-
-    /// `images/<file name>`.
-    static func path(of rendition: Rendition) -> String {
-        "images/" + rendition.fileName
-    }
-}
-
-/// Items done per stage, counted from many tasks, and when each stage's work first began and
-/// last ended (loading and imaging overlap, so each has its own span).
-final class StageProgress: Sendable {
-    private struct Stage {
-        var done = 0
-        var began: ContinuousClock.Instant?
-        var ended: ContinuousClock.Instant?
-    }
-
-    private let clock: ContinuousClock
-    private let stages = Mutex<[BuildStage: Stage]>([:])
-
-    init(clock: ContinuousClock) {
-        self.clock = clock
-    }
-
-    /// Work of `stage` starts now (only the first call counts).
-    func begin(_ stage: BuildStage) {
-        let now = clock.now
-        stages.withLock { stages in
-            if stages[stage]?.began == nil { stages[stage, default: Stage()].began = now }
-        }
-    }
-
-    /// One more item of `stage` is done; returns how many are.
-    func increment(_ stage: BuildStage) -> Int {
-        let now = clock.now
-        return stages.withLock { stages in
-            var entry = stages[stage] ?? Stage()
-            entry.done += 1
-            entry.began = entry.began ?? now
-            entry.ended = now
-            stages[stage] = entry
-            return entry.done
-        }
-    }
-
-    /// From the first start to the last end of `stage`; 0 when it did nothing.
-    func seconds(of stage: BuildStage) -> Double {
-        stages.withLock { stages in
-            guard let began = stages[stage]?.began, let ended = stages[stage]?.ended else { return 0 }
-            return (ended - began).seconds
-        }
-    }
-}
-
-/// What became of one photo.
-/// Indirect: a build holds one per photo, and its payload (an original and a thumbnail set, a
-/// few hundred bytes) stored inline in a dictionary of 100,000 was 88 MB with the slack.
-indirect enum PhotoOutcome: Sendable {
-    /// `warnings` are about the photo's loading, named; `imagingWarnings` are libvips' about its
-    /// bytes, unnamed (the same for every photo with those bytes).
-    case done(
-        original: Original, image: ProcessedImage, wasProcessed: Bool, warnings: [String], imagingWarnings: [String])
-    case failed(BuildReport.Failure, original: Original?, warnings: [String])
-
-    var image: ProcessedImage? {
-        if case .done(_, let image, _, _, _) = self { return image }
-        return nil
-    }
-
-    var original: Original? {
-        switch self {
-        case .done(let original, _, _, _, _): original
-        case .failed(_, let original, _): original
-        }
-    }
-
-    var warnings: [String] {
-        switch self {
-        case .done(_, _, _, let warnings, _), .failed(_, _, let warnings): warnings
-        }
-    }
-
-    var failureMessage: String? {
-        if case .failed(let failure, _, _) = self { return failure.message }
-        return nil
     }
 }

@@ -60,8 +60,7 @@ extension BuildSession {
             let warning =
                 "cache store \(store.file?.path ?? "in memory"): cannot take back the last build's record of "
                 + "what it published (\(error)); this build leaves none"
-            context.report.warnings.append(warning)
-            events(.warning(warning))
+            context.warn(warning)
         }
     }
 

@@ -204,8 +204,7 @@ struct BuildSession: Sendable {
         }
         var (report, feedSHA256, upToDate) = try result.get()
         if let cacheWarning {
-            report.warnings.append(cacheWarning)
-            events(.warning(cacheWarning))
+            warn(cacheWarning, in: &report)
         }
         let untranslated = config.language.untranslated
         if !untranslated.isEmpty {
@@ -214,12 +213,17 @@ struct BuildSession: Sendable {
                 + "\(untranslated.count) of the theme's strings are in English (\(untranslated.prefix(4).joined(separator: ", "))"
                 + (untranslated.count > 4 ? ", ..." : "")
                 + "); give them under `strings:` in gallery.yml (docs/languages.md lists them)"
-            report.warnings.append(warning)
-            events(.warning(warning))
+            warn(warning, in: &report)
         }
         // Last: only a build that ended clean, its cache written and evicted, vouches for its site.
         if let upToDate { await saveUpToDate(upToDate, report: report, feedSHA256: feedSHA256) }
         return (report, feedSHA256)
+    }
+
+    /// A warning: in `report`, and said as it happens.
+    func warn(_ warning: String, in report: inout BuildReport) {
+        report.warnings.append(warning)
+        events(.warning(warning))
     }
 
     /// Requests and bytes of this build, what the remote tier did, and the failures in order.
@@ -234,8 +238,7 @@ struct BuildSession: Sendable {
                 setsFound: statistics.setsFound, misses: statistics.misses, uploads: statistics.uploads,
                 failures: statistics.failures)
             for warning in remote.warnings {
-                report.warnings.append(warning)
-                events(.warning(warning))
+                warn(warning, in: &report)
             }
         } else if let location = Self.remoteLocation(options: options, config: config) {
             // Configured, but not usable here (its credentials are missing): --strict fails on it.

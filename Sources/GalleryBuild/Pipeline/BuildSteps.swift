@@ -10,6 +10,8 @@ import Reporting
 /// ones after it.
 struct BuildContext {
     var report = BuildReport()
+    /// Where the build's events go (the console, a JSON line stream, `serve`).
+    let events: SiteBuilder.EventHandler
     /// The HTTP loader's counts when the build began (the loader outlives builds in `serve`).
     let statisticsBefore: TransferStatistics
     var feed = FeedDocument(photos: [], skipped: [])
@@ -21,7 +23,7 @@ struct BuildContext {
     /// The previous build's file list and the seconds it took to read, read while photos load
     /// (after them in a `--refresh` that may end up to date, writing nothing). With the files
     /// the last build published as the build store recorded them.
-    var previousManifest: Task<([String]?, Double, PublishedFiles?), Never>?
+    var previousManifest: Task<PreviousManifest, Never>?
     var outcomes: [Int: PhotoOutcome] = [:]
     /// The originals of the Live Photos' motions (``BuildSession/makeMotions(_:)``), for a shard
     /// to hand to the remote cache.
@@ -42,6 +44,35 @@ struct BuildContext {
     /// What the last build vouched for, read by a `--refresh` build before it takes it back: the
     /// site a refresh that finds nothing changed upstream keeps.
     var refreshBaseline: (published: PublishedFiles, record: UpToDateRecord)?
+
+    init(statisticsBefore: TransferStatistics, events: @escaping SiteBuilder.EventHandler) {
+        self.statisticsBefore = statisticsBefore
+        self.events = events
+    }
+
+    /// A warning: in the report, and said as it happens.
+    mutating func warn(_ warning: String) {
+        report.warnings.append(warning)
+        events(.warning(warning))
+    }
+
+    /// A photo that failed: said as it happens, and in the report.
+    mutating func fail(_ failure: BuildReport.Failure) {
+        events(.failed(failure))
+        report.failures.append(failure)
+    }
+}
+
+/// What the previous build published, as this build reads it while its photos load.
+struct PreviousManifest: Sendable {
+    /// Its files, by path in the output folder; nil when there was no previous build.
+    var files: [String]?
+    /// The seconds the read took (the report's `manifest` stage).
+    var seconds: Double
+    /// Its files as the build store recorded them (size, stamp, hash).
+    var recorded: PublishedFiles?
+
+    static let none = PreviousManifest(files: nil, seconds: 0, recorded: nil)
 }
 
 /// One named step of the pipeline: a loop runs the steps in order over one ``BuildContext``,
@@ -69,20 +100,7 @@ extension BuildSession {
             BuildStep(name: "claim the photos") { context in await claimPhotos(&context) },
             // Timed inside: loading and making thumbnails overlap, each reported as its own stage.
             BuildStep(name: "load the photos and make their thumbnails") { context throws(BuildError) in
-                let check = unchangedSiteCheck(context)
-                if check == nil { readPreviousManifest(&context) }
-                let outcomes = try await processPhotos(
-                    context.photos, sources: context.sources, report: &context.report,
-                    unchangedSite: check?.isUnchanged)
-                guard let outcomes else {
-                    // Nil only once the check said the site is unchanged.
-                    guard let check else { preconditionFailure("no photos made, and no check asked") }
-                    endUnchangedRefresh(check, &context)
-                    return
-                }
-                readPreviousManifest(&context)
-                context.outcomes = outcomes
-                leaveOutClipsWithoutFFmpeg(&context)
+                try await loadPhotos(&context)
             },
             BuildStep(name: "make the Live Photos' motion") { context in await makeMotions(&context) },
             BuildStep(name: "put the clips' times in their photos' zone") { context in placeClipTimes(&context) },
@@ -104,11 +122,10 @@ extension BuildSession {
     func runSteps(statisticsBefore: TransferStatistics) async throws(BuildError) -> (
         BuildReport, String?, PendingUpToDate?
     ) {
-        var context = BuildContext(statisticsBefore: statisticsBefore)
+        var context = BuildContext(statisticsBefore: statisticsBefore, events: events)
         remote?.beginBuild()
         for warning in [cache.storeProblem.map { "cache store \($0)" }, remoteWarning].compactMap({ $0 }) {
-            context.report.warnings.append(warning)
-            events(.warning(warning))
+            context.warn(warning)
         }
         // Relative to the site, like every path in the report and the manifest: the same site
         // checked out elsewhere gives the same report.
@@ -138,7 +155,7 @@ extension BuildSession {
         let (report, feedSHA256, upToDate) = (context.report, context.feedSHA256, context.upToDate)
         // 100,000 photos' worth of values are freed on another thread, not on the build's path.
         let parts = (context.feed, context.photos, context.sources, context.outcomes, context.site)
-        context = BuildContext(statisticsBefore: statisticsBefore)
+        context = BuildContext(statisticsBefore: statisticsBefore, events: events)
         releaseInBackground(parts)
         return (report, feedSHA256, upToDate)
     }
@@ -166,8 +183,7 @@ extension BuildSession {
         context.feed = feed
         context.feedSHA256 = feedSHA256
         for warning in [feedWarning, Self.postsLeftOutWarning(feed.postsLeftOut)].compactMap({ $0 }) + feed.warnings {
-            context.report.warnings.append(warning)
-            events(.warning(warning))
+            context.warn(warning)
         }
         context.photos = feed.photos
         context.sources = await feed.photos.concurrentMap { CanonicalURL($0.source) }
@@ -177,8 +193,7 @@ extension BuildSession {
             let failure = BuildReport.Failure(
                 index: issue.index, id: nil, url: nil, stage: "feed", cause: "no usable image URL", host: nil,
                 message: issue.message)
-            events(.failed(failure))
-            context.report.failures.append(failure)
+            context.fail(failure)
         }
     }
 
@@ -221,6 +236,23 @@ extension BuildSession {
         if context.refreshBaseline == nil { readPreviousManifest(&context) }
     }
 
+    /// Loads every photo and makes its thumbnails; a `--refresh` whose check finds every copy
+    /// unchanged upstream ends there, its site as it was.
+    private func loadPhotos(_ context: inout BuildContext) async throws(BuildError) {
+        let check = unchangedSiteCheck(context)
+        if check == nil { readPreviousManifest(&context) }
+        switch try await processPhotos(
+            context.photos, sources: context.sources, report: &context.report, unchangedSite: check)
+        {
+        case .siteUnchanged(let check):
+            endUnchangedRefresh(check, &context)
+        case .made(let outcomes):
+            readPreviousManifest(&context)
+            context.outcomes = outcomes
+            leaveOutClipsWithoutFFmpeg(&context)
+        }
+    }
+
     /// Starts reading the files the previous build published, once (a shard writes no site).
     private func readPreviousManifest(_ context: inout BuildContext) {
         guard options.shard == nil, context.previousManifest == nil else { return }
@@ -229,7 +261,9 @@ extension BuildSession {
         context.previousManifest = Task { [clock] in
             let start = clock.now
             let recorded = try? await store.publishedFiles()
-            return (writer.previousFiles(recorded: recorded), (clock.now - start).seconds, recorded)
+            return PreviousManifest(
+                files: writer.previousFiles(recorded: recorded), seconds: (clock.now - start).seconds,
+                recorded: recorded)
         }
     }
 
@@ -271,7 +305,7 @@ extension BuildSession {
 
     private func chooseDownloads(_ context: inout BuildContext) async {
         guard config.downloads != .off else { return }
-        let previous = await context.previousManifest?.value.0
+        let previous = await context.previousManifest?.value.files
         // The hashes the last build recorded for the originals it published (what the render
         // step reads for its pages): one still as stamped is not cleaned again.
         if config.downloads == .original {
@@ -282,16 +316,16 @@ extension BuildSession {
             photos: context.feed.photos, outcomes: context.outcomes, previous: previous,
             recorded: { path in pages?.recorded(path) })
         for warning in context.downloads.warnings {
-            context.report.warnings.append(warning)
-            events(.warning(warning))
+            context.warn(warning)
         }
     }
 
     private func writeSite(_ context: inout BuildContext) async throws(BuildError) {
         guard let site = context.site, let staging = context.staging else { return }
         // Read while the photos loaded.
-        let (previous, manifestSeconds, recorded) = await context.previousManifest?.value ?? (nil, 0, nil)
-        context.report.seconds["manifest"] = manifestSeconds
+        let manifest = await context.previousManifest?.value ?? .none
+        let (previous, recorded) = (manifest.files, manifest.recorded)
+        context.report.seconds["manifest"] = manifest.seconds
         let transient = context.downloads.transient
         defer {
             // Fetched again for the downloads only, from an answer that said `no-store`.
