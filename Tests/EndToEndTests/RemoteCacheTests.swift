@@ -57,7 +57,7 @@ import Testing
     @Test func fourShardsAtOnceThenAFinalBuildThatEncodesNothing() async throws {
         let upstream = try await Upstream(count: 12)
         let expected = try await singleMachineOutput(upstream)
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
 
         let shards = try (1...4).map { _ in try site(upstream, remote: nginx.url) }
         let runs = try await withThrowingTaskGroup(of: Run.self) { group in
@@ -96,7 +96,7 @@ import Testing
     @Test func aFreshMachineWithAWarmRemoteNeitherDownloadsNorEncodes() async throws {
         let upstream = try await Upstream(count: 5)
         upstream.setCacheControl("max-age=3600")
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         let first = try site(upstream, remote: nginx.url)
         let warm = try await build(first)
         #expect(warm.command.status == 0 && warm.counts["processed"] == 5)
@@ -122,7 +122,7 @@ import Testing
 
     @Test func aShardWhoseLocalCacheIsWarmStillFillsTheRemote() async throws {
         let upstream = try await Upstream(count: 4)
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         // A runner whose cache CI restored: it has every photo, and the remote has none.
         let runner = try site(upstream, remote: nil)
         #expect(try await build(runner).command.status == 0)
@@ -144,7 +144,7 @@ import Testing
     func responsesForOneUserOrNotToBeStoredAreNotShared(cacheControl: String) async throws {
         let upstream = try await Upstream(count: 2)
         upstream.setCacheControl(cacheControl)
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         let run = try await build(try site(upstream, remote: nginx.url))
         #expect(run.command.status == 0, "\(run.command.standardError)")
         #expect(nginx.objects("urls").isEmpty, "no URL record of \(cacheControl) responses")
@@ -152,7 +152,7 @@ import Testing
 
     @Test func aShardThatCannotWriteItsWorkFails() async throws {
         let upstream = try await Upstream(count: 2)
-        let failing = try NginxStore(failing: 503)
+        let failing = try await NginxStore.started(failing: 503)
         let run = try await build(try site(upstream, remote: failing.url), ["--shard", "1/1"])
         #expect(run.command.status == 1)
         #expect(run.command.standardError.contains("could not hand all its work"), "\(run.command.standardError)")
@@ -179,7 +179,7 @@ import Testing
     @Test func aRemoteAnswering500CostsAWarning() async throws {
         let upstream = try await Upstream(count: 3)
         let expected = try await singleMachineOutput(upstream)
-        let failing = try NginxStore(failing: 500)
+        let failing = try await NginxStore.started(failing: 500)
         let site = try site(upstream, remote: failing.url)
         let run = try await build(site)
         #expect(run.command.status == 0, "\(run.command.standardError)")
@@ -191,7 +191,7 @@ import Testing
     @Test func aRemoteKilledInTheMiddleCostsAWarning() async throws {
         let upstream = try await Upstream(count: 8)
         let expected = try await singleMachineOutput(upstream)
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         // The later photos arrive only once the store is dead, so the build has work for it
         // after it died however slow the machine (a fixed delay was outrun on a loaded one:
         // every upload done before the store stopped, and no warning).
@@ -215,7 +215,7 @@ import Testing
     /// Damages one set object (and one URL record) in the store, then builds on a fresh machine.
     func damagedObject(_ damage: (URL) throws -> Void, warning: String) async throws {
         let upstream = try await Upstream(count: 4)
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         let first = try site(upstream, remote: nginx.url)
         #expect(try await build(first).command.status == 0)
         let expected = try first.snapshot().mapValues(\.0)
@@ -264,7 +264,7 @@ import Testing
     @Test func aForgedObjectIsIgnoredByABuildWithTheKey() async throws {
         let upstream = try await Upstream(count: 3)
         upstream.setCacheControl("max-age=3600")
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         let key = [SigningKey.variable: "site-secret-for-tests-0123456789"]
         let first = try site(upstream, remote: nginx.url)
         let warm = try await build(first, environment: key)
@@ -335,8 +335,15 @@ import Testing
     /// for another, and the build's objects reach nginx, not the server on that port.
     @Test func aPortTakenBeforeNginxBindsItIsPassedOver() async throws {
         let upstream = try await Upstream(count: 2)
-        var offered = [upstream.server.port]
-        let nginx = try NginxStore(ports: { offered.isEmpty ? try NginxStore.freePort() : offered.removeFirst() })
+        let offered = Locked([upstream.server.port])
+        let nginx = try await NginxStore.started(ports: {
+            var port: Int?
+            offered.update { list in
+                port = list?.first
+                if port != nil { list?.removeFirst() }
+            }
+            return try port ?? NginxStore.freePort()
+        })
         #expect(nginx.port != upstream.server.port)
 
         let run = try await build(try site(upstream, remote: nginx.url))

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func aPrivateBucketIsReadPageByPageWithItsFoldersAsAlbums() async throws {
-        let s3 = try S3TestServer()
+        let s3 = try await S3TestServer.started()
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         do {
             try await readTheBucket(s3, client: client)

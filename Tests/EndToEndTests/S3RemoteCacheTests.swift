@@ -9,7 +9,7 @@ import Testing
     let cases = RemoteCacheTests()
 
     @Test func shardsAndAFinalBuildThroughSignedS3Requests() async throws {
-        let s3 = try S3TestServer()
+        let s3 = try await S3TestServer.started()
         let upstream = try await Upstream(count: 8)
         let expected = try await cases.singleMachineOutput(upstream)
         let remote = "s3://\(s3.details.bucket)/gallery cache/ünï"
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func aWrongSecretIsRefusedByTheServerAndCostsAWarning() async throws {
-        let s3 = try S3TestServer()
+        let s3 = try await S3TestServer.started()
         let upstream = try await Upstream(count: 3)
         let expected = try await cases.singleMachineOutput(upstream)
         let remote = "s3://\(s3.details.bucket)/cache"

@@ -38,7 +38,7 @@ import Testing
 
     @Test func aFreshMachineTakesTheClipsFromTheRemoteAndTranscodesNothing() async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         let first = try site(remote: nginx.url)
         let made = try await build(first)
         #expect((made["counts"] as? [String: Any])?["processed"] as? Int == 3)
@@ -59,7 +59,7 @@ import Testing
 
     @Test func shardsTranscodeEachClipOnceAndTheFinalBuildNone() async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
-        let nginx = try NginxStore()
+        let nginx = try await NginxStore.started()
         let origin = try site(remote: nginx.url)
         let shards = try (1...2).map { _ in try site(remote: nginx.url, photosFrom: origin) }
         var processed = 0

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aSharedFolderIsReadFolderByFolderWithItsSubfoldersAsAlbums() async throws {
-        let dav = try WebDAVServer(user: "ana", password: Self.password)
+        let dav = try await WebDAVServer.started(user: "ana", password: Self.password)
         let files: [(String, Int)] = [
             ("gallery/a.jpg", 1), ("gallery/b.jpg", 2), ("gallery/Iceland/falls 1.jpg", 3),
             ("gallery/Iceland/Vestfirðir.jpg", 4), ("gallery/Iceland/Westfjords/x.jpg", 5),

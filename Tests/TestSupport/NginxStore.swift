@@ -27,8 +27,15 @@ public final class NginxStore: Sendable {
     /// The remote cache's URL, for `remote_cache:`.
     public var url: String { "http://127.0.0.1:\(port)/cache/" }
 
+    /// nginx started, on a thread of its own while it is waited for (``offTheCooperativeThreads``):
     /// `ports` names the ports to try (free ones by default).
-    public init(failing: Int? = nil, ports: () throws -> Int = NginxStore.freePort) throws {
+    public static func started(
+        failing: Int? = nil, ports: @escaping @Sendable () throws -> Int = NginxStore.freePort
+    ) async throws -> NginxStore {
+        try await offTheCooperativeThreads { try NginxStore(failing: failing, ports: ports) }
+    }
+
+    private init(failing: Int?, ports: () throws -> Int) throws {
         // nginx may serve as another user: nothing under /root, and folders it may write.
         folder = try TemporaryDirectory("gallerygen-nginx")
         self.failing = failing
@@ -63,8 +70,13 @@ public final class NginxStore: Sendable {
         stop()
     }
 
-    /// Starts nginx again, after ``stop()``, on its port, and waits until it accepts connections.
-    public func start() throws {
+    /// Starts nginx again, after ``stop()``, on its port, and waits (off the cooperative threads)
+    /// until it accepts connections.
+    public func restarted() async throws {
+        try await offTheCooperativeThreads { try self.start() }
+    }
+
+    private func start() throws {
         do {
             let nginx = try Self.launch(folder: folder, port: port, failing: failing)
             process.withLock { $0 = nginx }

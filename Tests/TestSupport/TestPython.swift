@@ -52,7 +52,13 @@ public final class S3TestServer: Sendable {
     private let process: Process
     private let input: Pipe
 
-    public init() throws {
+    /// The server started, waited for on a thread of its own (``offTheCooperativeThreads``) until
+    /// it says it is ready.
+    public static func started() async throws -> S3TestServer {
+        try await offTheCooperativeThreads { try S3TestServer() }
+    }
+
+    private init() throws {
         let process = Process()
         process.executableURL = try TestPython.interpreter()
         process.arguments = [TestPython.repository.appendingPathComponent("Tests/S3/s3_server.py").path]

@@ -17,7 +17,13 @@ public final class WebDAVServer: Sendable {
     public var root: URL { folder.file("share") }
     public var url: String { "http://127.0.0.1:\(port)/" }
 
-    public init(user: String? = nil, password: String? = nil) throws {
+    /// WsgiDAV started, waited for on a thread of its own (``offTheCooperativeThreads``) until it
+    /// accepts connections.
+    public static func started(user: String? = nil, password: String? = nil) async throws -> WebDAVServer {
+        try await offTheCooperativeThreads { try WebDAVServer(user: user, password: password) }
+    }
+
+    private init(user: String?, password: String?) throws {
         folder = try TemporaryDirectory("gallerygen-webdav")
         try FileManager.default.createDirectory(at: folder.file("share"), withIntermediateDirectories: true)
         port = try NginxStore.freePort()
