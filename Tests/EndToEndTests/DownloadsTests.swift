@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct DownloadsTests {
     /// Coast (two photos, and Rocks inside it with one), Forest (one); photos/Coast/a.jpg
     /// carries a place in EXIF and XMP, and its creator.
-    static func site(_ config: String) throws -> FixtureSite {
+    static func site(_ config: String) async throws -> FixtureSite {
         let site = try FixtureSite(count: 0)
         try site.folder.write(
             "title: Downloads\nfeed: photos\nimages:\n  widths: [64, 128]\n  formats: [webp, jpeg]\n\(config)\n",
@@ -20,7 +20,7 @@ import Testing
         for (index, name) in ["Coast/a.jpg", "Coast/b.jpg", "Coast/Rocks/c.jpg", "Forest/d.jpg"].enumerated() {
             _ = try WhatPhotosSayTests.photo(site, name, shade: 30 + 40 * index)
         }
-        try WhatPhotosSayTests.exiftool(
+        try await WhatPhotosSayTests.exiftool(
             [
                 "-GPSLatitude=59.913868", "-GPSLatitudeRef=N", "-GPSLongitude=10.752245", "-GPSLongitudeRef=E",
                 "-XMP-exif:GPSLatitude=59.913868 N", "-XMP-exif:GPSLongitude=10.752245 E",
@@ -51,8 +51,8 @@ import Testing
     }
 
     /// The names and contents in a zip, by Python's zipfile, after its own CRC check.
-    static func zipContents(_ zip: URL) throws -> [(String, Data)] {
-        let run = try CommandRun.run(
+    static func zipContents(_ zip: URL) async throws -> [(String, Data)] {
+        let run = try await CommandRun.running(
             URL(fileURLWithPath: "/usr/bin/python3"),
             [
                 "-c",
@@ -78,7 +78,7 @@ import Testing
 
     /// A site built with `config`, the page of photos/Coast/a.jpg and its download's address.
     static func built(_ config: String) async throws -> (site: FixtureSite, page: String, href: String) {
-        let site = try Self.site(config)
+        let site = try await Self.site(config)
         _ = try await Self.build(site)
         let page = try WhatPhotosSayTests.page(site, containing: #"download="a.jpg""#)
         return (site, page, try Self.value(of: "href", after: #"<p class="download">"#, in: page))
@@ -94,16 +94,17 @@ import Testing
         #expect(published != source, "its metadata sorted")
         // exiftool finds the creator and no place.
         let tool = try #require(WhatPhotosSayTests.exiftool)
-        let said = try CommandRun.run(tool, ["-a", "-G1", "-s", original.path])
+        let said = try await CommandRun.running(tool, ["-a", "-G1", "-s", original.path])
         #expect(said.standardOutput.contains("Ada Lovelace"))
         #expect(!said.standardOutput.contains("GPSLatitude") && !said.standardOutput.contains("GPSLongitude"))
         #expect(
             !said.standardOutput.contains("59.9") && !said.standardOutput.contains("59 deg"), "\(said.standardOutput)")
-        let before = try CommandRun.run(tool, ["-a", "-G1", "-s", site.folder.file("photos/Coast/a.jpg").path])
+        let before = try await CommandRun.running(
+            tool, ["-a", "-G1", "-s", site.folder.file("photos/Coast/a.jpg").path])
         #expect(before.standardOutput.contains("GPSLatitude"), "the photo had a place to remove")
 
         let zip = try coastZip(site)
-        let contents = try Self.zipContents(zip)
+        let contents = try await Self.zipContents(zip)
         #expect(contents.map(\.0) == ["a.jpg", "b.jpg", "Rocks/c.jpg"])
         #expect(contents.first?.1 == published, "the zip holds the published original")
         let rocks = try Self.read(site, "album-coast-rocks.html")
@@ -148,7 +149,7 @@ import Testing
         #expect(href.hasPrefix("../images/") && href.hasSuffix("-128.jpg"), "\(href)")
         #expect(page.contains(">Download</a> <span class=\"details\">(JPEG, "))
         #expect(site.folder.allFiles(under: "public/originals").isEmpty)
-        let contents = try Self.zipContents(try coastZip(site))
+        let contents = try await Self.zipContents(try coastZip(site))
         #expect(contents.map(\.0) == ["a.jpg", "b.jpg", "Rocks/c.jpg"])
         #expect(contents.first?.1 == (try Data(contentsOf: site.folder.file("public/" + href.dropFirst(3)))))
         // Renditions carry no metadata, and so neither do their zips.
@@ -161,7 +162,7 @@ import Testing
 
     /// Off (the default): no button, no zip, no folder for them.
     @Test func offByDefault() async throws {
-        let site = try Self.site("")
+        let site = try await Self.site("")
         _ = try await Self.build(site)
         #expect(site.folder.allFiles(under: "public/originals").isEmpty)
         #expect(site.folder.allFiles(under: "public/downloads").isEmpty)

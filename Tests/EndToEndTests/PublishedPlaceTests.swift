@@ -313,7 +313,7 @@ import Testing
         try site.folder.write(
             "title: Swap\nfeed: photos\nimages:\n  widths: [64]\ndownloads: original\n", to: "gallery.yml")
         let photo = try WhatPhotosSayTests.photo(site, "a.jpg", shade: 80)
-        try WhatPhotosSayTests.exiftool(Self.gpsArguments, photo)
+        try await WhatPhotosSayTests.exiftool(Self.gpsArguments, photo)
         #expect(try await CommandRun.gallerygen(["build", site.url.path]).status == 0)
         let original = try #require(site.folder.allFiles(under: "public/originals").first)
         let published = site.folder.file("public/originals/\(original)")

@@ -41,7 +41,7 @@ import Testing
         let site = try FixtureSite(count: 0)
         try site.folder.write(
             "title: Upgrade\nfeed: \(upstream.feedURL)\nimages:\n  widths: [48, 96]\n", to: "gallery.yml")
-        let run = try CommandRun.run(old, ["build", site.url.path, "--quiet"])
+        let run = try await CommandRun.running(old, ["build", site.url.path, "--quiet"])
         #expect(run.status == 0, "\(run.standardError)")
         try? FileManager.default.removeItem(at: destination)
         try FileManager.default.copyItem(at: site.url, to: destination)

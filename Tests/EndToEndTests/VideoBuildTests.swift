@@ -157,14 +157,14 @@ import Testing
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
 
-    @Test func onATerminalTheProgressBarSaysTheFootageDone() throws {
+    @Test func onATerminalTheProgressBarSaysTheFootageDone() async throws {
         try #require(TestClip.ffmpegIsInstalled, "ffmpeg is installed by `make test-deps`")
         let site = try FixtureSite(count: 0)
         try site.folder.write("title: Clips\nfeed: photos\nimages:\n  widths: [64]\n", to: "gallery.yml")
         try TestClip.make(.plainMP4, named: "a.mp4", in: site.folder.file("photos"))
         try TestClip.make(.silentMP4, named: "b.mp4", in: site.folder.file("photos"))
         // script(1) gives the build a terminal, where the bar is drawn.
-        let run = try CommandRun.run(
+        let run = try await CommandRun.running(
             URL(fileURLWithPath: "/usr/bin/script"),
             ["-q", "-e", "-c", "\(CommandRun.binary.path) build \(site.url.path)", "/dev/null"],
             environment: ["TERM": "xterm", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"])

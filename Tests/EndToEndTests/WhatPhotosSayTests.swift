@@ -12,8 +12,8 @@ import Testing
         }
     }
 
-    static func exiftool(_ arguments: [String], _ file: URL) throws {
-        let run = try writing(arguments, into: file)
+    static func exiftool(_ arguments: [String], _ file: URL) async throws {
+        let run = try await offTheCooperativeThreads { try writing(arguments, into: file) }
         #expect(run.status == 0, "exiftool \(arguments): \(run.standardError)")
     }
 
@@ -37,12 +37,12 @@ import Testing
 
     /// Four photos: one saying everything in XMP (and where it was, in GPS), one in IPTC and
     /// EXIF, one in EXIF alone, one with sidecars that override what it says itself.
-    static func site(extraConfig: String = "") throws -> FixtureSite {
+    static func site(extraConfig: String = "") async throws -> FixtureSite {
         let site = try FixtureSite(count: 0)
         try site.folder.write(
             "title: Said\nfeed: photos\nimages:\n  widths: [64, 128]\n\(extraConfig)\n", to: "gallery.yml")
         let xmp = try photo(site, "a-xmp.jpg", shade: 40)
-        try exiftool(
+        try await exiftool(
             [
                 "-XMP-dc:Title=Fjord at dawn", "-XMP-dc:Description=Mist over the water & the <hills>.",
                 "-XMP-dc:Subject=fjord", "-XMP-dc:Subject=morning", "-XMP-dc:Creator=Ada Lovelace",
@@ -53,7 +53,7 @@ import Testing
                 "-GPSLatitude=59.913868", "-GPSLatitudeRef=N", "-GPSLongitude=10.752245", "-GPSLongitudeRef=E",
             ], xmp)
         let iptc = try photo(site, "b-iptc.jpg", shade: 80)
-        try exiftool(
+        try await exiftool(
             [
                 "-IPTC:ObjectName=Harbour", "-IPTC:Caption-Abstract=Boats at rest", "-IPTC:Keywords=harbour",
                 "-IPTC:Keywords=boats", "-IPTC:By-line=Grace Hopper", "-IPTC:CopyrightNotice=© Grace",
@@ -62,13 +62,13 @@ import Testing
                 "-EXIF:ImageDescription=OLYMPUS DIGITAL CAMERA",
             ], iptc)
         let exif = try photo(site, "c-exif.jpg", shade: 120)
-        try exiftool(
+        try await exiftool(
             [
                 "-EXIF:ImageDescription=Only EXIF here", "-EXIF:Artist=Alan Turing", "-EXIF:Copyright=© Alan",
                 "-EXIF:DateTimeOriginal=2022:03:04 05:06:07", "-EXIF:OffsetTimeOriginal=-05:00",
             ], exif)
         let sidecar = try photo(site, "d-sidecar.jpg", shade: 160)
-        try exiftool(["-XMP-dc:Title=Embedded title", "-XMP-dc:Creator=Embedded creator"], sidecar)
+        try await exiftool(["-XMP-dc:Title=Embedded title", "-XMP-dc:Creator=Embedded creator"], sidecar)
         try site.folder.write(
             """
             ---
@@ -89,7 +89,8 @@ import Testing
         // EXIF's UserComment and XMP's CreateDate, the last of their fields' sources; a plain
         // text sidecar.
         let comment = try photo(site, "e-comment.jpg", shade: 180)
-        try exiftool(["-EXIF:UserComment=Written in the comment", "-XMP-xmp:CreateDate=2019:08:07 06:05:04"], comment)
+        try await exiftool(
+            ["-EXIF:UserComment=Written in the comment", "-XMP-xmp:CreateDate=2019:08:07 06:05:04"], comment)
         _ = try photo(site, "f-text.jpg", shade: 220)
         try site.folder.write(
             "---\nalt: Alt from the text sidecar\n---\nA plain <b>text</b> caption.\n\nIts second paragraph.\n",
@@ -107,7 +108,7 @@ import Testing
     }
 
     @Test func eachFieldFromEachSourceReachesThePhotoPage() async throws {
-        let site = try Self.site()
+        let site = try await Self.site()
         let run = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(run.status == 0, "\(run.standardError)")
 
@@ -199,7 +200,7 @@ import Testing
     /// stays in them).
     @Test(arguments: ["", "downloads: original"])
     func noCoordinateReachesAnyFile(downloads: String) async throws {
-        let site = try Self.site(extraConfig: "exif: true\n\(downloads)")
+        let site = try await Self.site(extraConfig: "exif: true\n\(downloads)")
         let run = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(run.status == 0, "\(run.standardError)")
         let files = site.folder.allFiles(under: "public")
@@ -235,7 +236,7 @@ import Testing
     func aPlaceOnlyAsAskedAndRounded(
         precision: String, latitude: String, longitude: String, finer: [String]
     ) async throws {
-        let site = try Self.site(extraConfig: "location: \(precision)")
+        let site = try await Self.site(extraConfig: "location: \(precision)")
         let run = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(run.status == 0, "\(run.standardError)")
         let page = try Self.page(site, containing: "<h1>Fjord at dawn</h1>")
@@ -270,10 +271,10 @@ import Testing
         let jpeg = try Self.photo(site, "source.jpg", shade: 70)
         let heic = site.folder.file("photos/IMG_4032.HEIC")
         let vips = URL(fileURLWithPath: "/usr/bin/vips")
-        let made = try CommandRun.run(vips, ["copy", jpeg.path, heic.path + "[compression=hevc]"])
+        let made = try await CommandRun.running(vips, ["copy", jpeg.path, heic.path + "[compression=hevc]"])
         #expect(made.status == 0, "vips (libvips-tools, with libheif) writes HEIC: \(made.standardError)")
         try FileManager.default.removeItem(at: jpeg)
-        try Self.exiftool(
+        try await Self.exiftool(
             [
                 "-EXIF:Make=Apple", "-EXIF:Model=iPhone 15", "-EXIF:DateTimeOriginal=2024:04:06 17:45:12",
                 "-EXIF:OffsetTimeOriginal=+09:00", "-GPSLatitude=35.658581", "-GPSLatitudeRef=N",
@@ -282,7 +283,7 @@ import Testing
         // A second photo whose place is in an XMP sidecar exiftool wrote.
         _ = try Self.photo(site, "DSC_0007.jpg", shade: 150)
         let tool = try #require(Self.exiftool)
-        let sidecar = try CommandRun.run(
+        let sidecar = try await CommandRun.running(
             tool,
             [
                 "-q", "-XMP-dc:Title=Harbour walk", "-XMP-dc:Subject=harbour", "-XMP-exif:GPSLatitude=33.856784 S",
@@ -307,7 +308,7 @@ import Testing
             ("newest", ["Fjord at dawn", "Harbour", "c exif", "Told by the sidecar", "e comment"]),
         ] {
             // Every tile captioned, file names too: the captions show the order.
-            let site = try Self.site(extraConfig: "sort: \(order)\ntile_captions: true")
+            let site = try await Self.site(extraConfig: "sort: \(order)\ntile_captions: true")
             // A photo that says nothing comes last.
             _ = try Self.photo(site, "0-silent.jpg", shade: 200)
             let run = try await CommandRun.gallerygen(["build", site.url.path])
@@ -324,7 +325,7 @@ import Testing
     /// A changed sidecar re-renders its photo's page and encodes nothing; a broken one is a
     /// warning naming it, and the build goes on.
     @Test func aSidecarChangeRendersAndEncodesNothing() async throws {
-        let site = try Self.site()
+        let site = try await Self.site()
         let report = site.folder.file("report.json")
         #expect(try await CommandRun.gallerygen(["build", site.url.path]).status == 0)
         try site.folder.write("---\ntitle: Retold\n---\n", to: "photos/d-sidecar.md")
@@ -341,12 +342,12 @@ import Testing
     /// Album folders inside album folders, an album's `index.md`, and a page per keyword; a
     /// changed album description re-renders that album's page alone and encodes nothing.
     @Test func albumFoldersAndKeywordPages() async throws {
-        let site = try Self.site()
+        let site = try await Self.site()
         try FileManager.default.createDirectory(
             at: site.folder.file("photos/Trips/Oslo"), withIntermediateDirectories: true)
         _ = try Self.photo(site, "Trips/h-trip.jpg", shade: 60)
         let oslo = try Self.photo(site, "Trips/Oslo/g-oslo.jpg", shade: 100)
-        try Self.exiftool(["-XMP-dc:Subject=Fjord", "-XMP-dc:Subject=city"], oslo)
+        try await Self.exiftool(["-XMP-dc:Subject=Fjord", "-XMP-dc:Subject=city"], oslo)
         try site.folder.write(
             "---\ntitle: Trips abroad\ncover: Oslo/g-oslo.jpg\n---\nWhere we went in **2024**.\n",
             to: "photos/Trips/index.md")
@@ -407,9 +408,9 @@ import Testing
         let site = try FixtureSite(count: 0)
         try site.folder.write(
             "title: Days\nfeed: photos\nbase_url: https://example.com/\nimages:\n  widths: [64]\n", to: "gallery.yml")
-        try Self.exiftool(
+        try await Self.exiftool(
             ["-IPTC:DateCreated=2019:05:17", "-IPTC:ObjectName=IPTC day"], Self.photo(site, "a.jpg", shade: 40))
-        try Self.exiftool(
+        try await Self.exiftool(
             ["-XMP-photoshop:DateCreated=2018-03-09", "-XMP-dc:Title=XMP day"], Self.photo(site, "b.jpg", shade: 90))
         let run = try await CommandRun.gallerygen(["build", site.url.path])
         #expect(run.status == 0, "\(run.standardError)")

@@ -50,7 +50,7 @@ import Testing
         let keys = try store.renditionSetSummaries().map(\.key)
         #expect(try await store.renditionSets(keys: keys).values.allSatisfy { $0.image.metadata?.description != nil })
         store.close()
-        let python = try CommandRun.run(
+        let python = try await CommandRun.running(
             URL(fileURLWithPath: "/usr/bin/python3"),
             [
                 "-c",
@@ -81,7 +81,7 @@ import Testing
         let site = try site()
         _ = try await build(site)
         let file = site.folder.file(".gallerygen-cache/v1/\(BuildStore.fileName)")
-        let python = try CommandRun.run(
+        let python = try await CommandRun.running(
             URL(fileURLWithPath: "/usr/bin/python3"),
             [
                 "-c",

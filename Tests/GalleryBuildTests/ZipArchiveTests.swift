@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test(arguments: [Int64(0xFFFF_FFFF), 1])
-    func otherReadersReadEveryEntry(zip64Threshold: Int64) throws {
+    func otherReadersReadEveryEntry(zip64Threshold: Int64) async throws {
         let folder = try TemporaryDirectory()
         let entries = try files(in: folder)
         let archive = ZipArchive(entries: entries, zip64Threshold: zip64Threshold)
@@ -41,7 +41,7 @@ import Testing
         try archive.write(to: zip)
         let size = try #require(FileStatus(zip)?.size)
         #expect(size == archive.byteCount, "the size said before it was written")
-        let check = try CommandRun.run(
+        let check = try await CommandRun.running(
             URL(fileURLWithPath: "/usr/bin/python3"),
             [
                 "-c",
@@ -65,7 +65,7 @@ import Testing
         }
         #expect(check.standardOutput.split(separator: "\n").map(String.init) == expected)
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/unzip") {
-            let unzip = try CommandRun.run(URL(fileURLWithPath: "/usr/bin/unzip"), ["-tq", zip.path])
+            let unzip = try await CommandRun.running(URL(fileURLWithPath: "/usr/bin/unzip"), ["-tq", zip.path])
             #expect(unzip.status == 0, "\(unzip.standardOutput)\(unzip.standardError)")
         }
     }

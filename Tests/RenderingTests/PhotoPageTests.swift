@@ -339,13 +339,13 @@ import Testing
     }
 
     /// All theme script together at most 12 kB gzipped (issue 29's budget), measured with gzip.
-    @Test func theThemeScriptStaysSmall() throws {
+    @Test func theThemeScriptStaysSmall() async throws {
         let assets = SiteRendererTests.themeDirectory.appendingPathComponent("assets")
         let scripts = try FileManager.default.contentsOfDirectory(atPath: assets.path).filter { $0.hasSuffix(".js") }
         #expect(scripts.sorted() == ["start.js", "viewer.js"], "the theme's only scripts")
         var total = 0
         for script in scripts {
-            let run = try CommandRun.run(
+            let run = try await CommandRun.running(
                 URL(fileURLWithPath: "/bin/sh"),
                 ["-c", "gzip -9 -c \"$1\" | wc -c", "sh", assets.appendingPathComponent(script).path])
             #expect(run.status == 0, "\(run.standardError)")

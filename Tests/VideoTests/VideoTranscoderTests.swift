@@ -121,10 +121,10 @@ import Testing
         }
     }
 
-    @Test func aSqueezedClipIsShownAtItsDisplayShape() throws {
+    @Test func aSqueezedClipIsShownAtItsDisplayShape() async throws {
         let transcoder = try transcoder()
         let clip = folder.file("hdv.mp4")
-        let run = try CommandRun.run(
+        let run = try await CommandRun.running(
             URL(fileURLWithPath: "/usr/bin/ffmpeg"),
             ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=240x180:rate=25:duration=1"]
                 + ["-vf", "setsar=4/3", "-c:v", "libx264", "-pix_fmt", "yuv420p", clip.path])
@@ -142,13 +142,13 @@ import Testing
         #expect(bytes[16..<20].reduce(0) { $0 << 8 | Int($1) } == 320)
     }
 
-    @Test func theClipsOwnVideoIsMadeNeverACoverPictureStoredBeforeIt() throws {
+    @Test func theClipsOwnVideoIsMadeNeverACoverPictureStoredBeforeIt() async throws {
         let transcoder = try transcoder()
         let plain = try TestClip.make(.plainMP4, in: folder.url)
         let cover = folder.file("cover.png")
         try TestImage(width: 64, height: 64, fill: TestImage.Color(200, 30, 30)).savePNG(to: cover)
         let covered = folder.file("covered.mp4")
-        let run = try CommandRun.run(
+        let run = try await CommandRun.running(
             URL(fileURLWithPath: "/usr/bin/ffmpeg"),
             ["-nostdin", "-v", "error", "-y", "-i", cover.path, "-i", plain.path, "-map", "0", "-map", "1"]
                 + ["-c", "copy", "-disposition:v:0", "attached_pic", covered.path])
