@@ -1,5 +1,8 @@
-/// The theme's strings (docs/languages.md lists them with what each is for) and the built-in
-/// translations. A key ending in `_count` has plural forms; `{name}` is a placeholder.
+import Foundation
+
+/// The theme's strings (docs/languages.md lists them with what each is for), and where each
+/// language's words are: a file of the built-in theme each (`Theme/languages/<tag>.json`). A key
+/// ending in `_count` has plural forms; `{name}` is a placeholder.
 extension SiteLanguage {
     package static let keys: [String: Key] = Dictionary(
         uniqueKeysWithValues: [
@@ -33,345 +36,73 @@ extension SiteLanguage {
         "live_photo",
     ]
 
-    /// By language subtag.
-    static let catalogs: [String: Catalog] = [
-        "en": Catalog(
-            texts: [
-                "skip_to_photos": "Skip to the photos", "all_photos": "All photos", "albums": "Albums",
-                "keywords": "Keywords", "albums_in_album": "Albums in this album", "no_cover": "No cover",
-                "image_unavailable": "Image unavailable", "breadcrumb": "Breadcrumb", "pages": "Pages",
-                "previous_page": "Previous", "next_page": "Next", "photos": "Photos", "source": "Source",
-                "made_with": "made with gallerygen", "page_number": "page {number}", "position": "{number} of {count}",
-                "photo_count.one": "{count} photo", "photo_count.other": "{count} photos",
-                "album_count.one": "{count} album", "album_count.other": "{count} albums",
-                "keyword_count.one": "{count} keyword", "keyword_count.other": "{count} keywords",
-                "keyword_heading": "Photos with the keyword “{keyword}”", "taken": "Taken {date}",
-                "taken_at": "Taken at {place}", "date": "{day} {month} {year}", "date_time": "{date}, {time}",
-                "download": "Download", "download_original": "Download original",
-                "download_album": "Download the album", "kilobytes": "{size} kB", "megabytes": "{size} MB",
-                "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Photo {number}", "undated": "Undated",
-                "licence": "Licence", "viewer": "Photo viewer", "previous_photo": "Previous photo",
-                "next_photo": "Next photo", "caption": "Caption", "zoom": "Zoom", "slideshow": "Slideshow",
-                "full_screen": "Full screen", "close": "Close",
-                "video": "Video", "play_video": "Play the video", "live_photo": "Play the Live Photo",
-                "content_warning": "Content warning", "sensitive_content": "Sensitive content", "show_photo": "Show",
-                "hide_photo": "Hide",
-            ],
-            months: [
-                "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-                "November", "December",
-            ]),
-        "de": Catalog(
-            texts: [
-                "skip_to_photos": "Zu den Fotos springen", "all_photos": "Alle Fotos", "albums": "Alben",
-                "keywords": "Schlagwörter", "albums_in_album": "Alben in diesem Album", "no_cover": "Kein Titelbild",
-                "image_unavailable": "Bild nicht verfügbar", "breadcrumb": "Navigationspfad", "pages": "Seiten",
-                "previous_page": "Zurück", "next_page": "Weiter", "photos": "Fotos", "source": "Quelle",
-                "made_with": "erstellt mit gallerygen", "page_number": "Seite {number}",
-                "position": "{number} von {count}",
-                "photo_count.one": "{count} Foto", "photo_count.other": "{count} Fotos",
-                "album_count.one": "{count} Album", "album_count.other": "{count} Alben",
-                "keyword_count.one": "{count} Schlagwort", "keyword_count.other": "{count} Schlagwörter",
-                "keyword_heading": "Fotos mit dem Schlagwort „{keyword}“", "taken": "Aufgenommen am {date}",
-                "taken_at": "Aufnahmeort: {place}", "date": "{day}. {month} {year}", "date_time": "{date} um {time}",
-                "download": "Herunterladen", "download_original": "Original herunterladen",
-                "download_album": "Album herunterladen", "kilobytes": "{size} kB", "megabytes": "{size} MB",
-                "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Foto {number}",
-                "undated": "Ohne Datum", "licence": "Lizenz", "viewer": "Fotobetrachter",
-                "previous_photo": "Vorheriges Foto", "next_photo": "Nächstes Foto", "caption": "Bildunterschrift",
-                "zoom": "Zoomen", "slideshow": "Diashow", "full_screen": "Vollbild", "close": "Schließen",
-                "video": "Video", "play_video": "Video abspielen", "live_photo": "Live Photo abspielen",
-                "content_warning": "Inhaltswarnung", "sensitive_content": "Sensibler Inhalt", "show_photo": "Anzeigen",
-                "hide_photo": "Ausblenden",
-            ],
-            months: [
-                "Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
-                "November", "Dezember",
-            ],
-            numbers: NumberStyle(decimal: ",", group: ".")),
-        "fr": Catalog(
-            texts: [
-                "skip_to_photos": "Aller aux photos", "all_photos": "Toutes les photos", "albums": "Albums",
-                "keywords": "Mots-clés", "albums_in_album": "Albums de cet album", "no_cover": "Pas de couverture",
-                "image_unavailable": "Image indisponible", "breadcrumb": "Fil d’Ariane", "pages": "Pages",
-                "previous_page": "Précédente", "next_page": "Suivante", "photos": "Photos", "source": "Source",
-                "made_with": "réalisé avec gallerygen", "page_number": "page {number}",
-                "position": "{number} sur {count}",
-                "photo_count.one": "{count} photo", "photo_count.other": "{count} photos",
-                "album_count.one": "{count} album", "album_count.other": "{count} albums",
-                "keyword_count.one": "{count} mot-clé", "keyword_count.other": "{count} mots-clés",
-                "keyword_heading": "Photos avec le mot-clé «\u{00A0}{keyword}\u{00A0}»", "taken": "Prise le {date}",
-                "taken_at": "Prise à {place}", "date": "{day} {month} {year}", "date_time": "{date} à {time}",
-                "download": "Télécharger", "download_original": "Télécharger l’original",
-                "download_album": "Télécharger l’album", "kilobytes": "{size}\u{00A0}ko",
-                "megabytes": "{size}\u{00A0}Mo",
-                "gigabytes": "{size}\u{00A0}Go", "separator": ", ", "photo_number": "Photo {number}",
-                "undated": "Sans date", "licence": "Licence", "viewer": "Visionneuse de photos",
-                "previous_photo": "Photo précédente", "next_photo": "Photo suivante", "caption": "Légende",
-                "zoom": "Zoom", "slideshow": "Diaporama", "full_screen": "Plein écran", "close": "Fermer",
-                "video": "Vidéo", "play_video": "Lire la vidéo", "live_photo": "Lire la Live Photo",
-                "content_warning": "Avertissement de contenu", "sensitive_content": "Contenu sensible",
-                "show_photo": "Afficher",
-                "hide_photo": "Masquer",
-            ],
-            months: [
-                "janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
-                "novembre", "décembre",
-            ],
-            numbers: NumberStyle(decimal: ",", group: "\u{202F}"), plural: .french, firstDay: "1er"),
-        "es": Catalog(
-            texts: [
-                "skip_to_photos": "Ir a las fotos", "all_photos": "Todas las fotos", "albums": "Álbumes",
-                "keywords": "Palabras clave", "albums_in_album": "Álbumes de este álbum", "no_cover": "Sin portada",
-                "image_unavailable": "Imagen no disponible", "breadcrumb": "Ruta de navegación", "pages": "Páginas",
-                "previous_page": "Anterior", "next_page": "Siguiente", "photos": "Fotos", "source": "Fuente",
-                "made_with": "hecho con gallerygen", "page_number": "página {number}",
-                "position": "{number} de {count}",
-                "photo_count.one": "{count} foto", "photo_count.other": "{count} fotos",
-                "album_count.one": "{count} álbum", "album_count.other": "{count} álbumes",
-                "keyword_count.one": "{count} palabra clave", "keyword_count.other": "{count} palabras clave",
-                "keyword_heading": "Fotos con la palabra clave «{keyword}»", "taken": "Tomada el {date}",
-                "taken_at": "Tomada en {place}", "date": "{day} de {month} de {year}", "date_time": "{date}, {time}",
-                "download": "Descargar", "download_original": "Descargar el original",
-                "download_album": "Descargar el álbum", "kilobytes": "{size} kB", "megabytes": "{size} MB",
-                "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Foto {number}",
-                "undated": "Sin fecha", "licence": "Licencia", "viewer": "Visor de fotos",
-                "previous_photo": "Foto anterior", "next_photo": "Foto siguiente", "caption": "Pie de foto",
-                "zoom": "Ampliar", "slideshow": "Presentación", "full_screen": "Pantalla completa", "close": "Cerrar",
-                "video": "Vídeo", "play_video": "Reproducir el vídeo", "live_photo": "Reproducir la Live Photo",
-                "content_warning": "Advertencia de contenido", "sensitive_content": "Contenido sensible",
-                "show_photo": "Mostrar",
-                "hide_photo": "Ocultar",
-            ],
-            months: [
-                "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre",
-                "noviembre", "diciembre",
-            ],
-            numbers: NumberStyle(decimal: ",", group: ".", minimumGrouping: 2)),
-        "it": Catalog(
-            texts: [
-                "skip_to_photos": "Vai alle foto", "all_photos": "Tutte le foto", "albums": "Album",
-                "keywords": "Parole chiave", "albums_in_album": "Album in questo album",
-                "no_cover": "Nessuna copertina", "image_unavailable": "Immagine non disponibile",
-                "breadcrumb": "Percorso", "pages": "Pagine", "previous_page": "Precedente",
-                "next_page": "Successiva", "photos": "Foto", "source": "Fonte", "made_with": "creato con gallerygen",
-                "page_number": "pagina {number}", "position": "{number} di {count}",
-                "photo_count.one": "{count} foto", "photo_count.other": "{count} foto",
-                "album_count.one": "{count} album", "album_count.other": "{count} album",
-                "keyword_count.one": "{count} parola chiave", "keyword_count.other": "{count} parole chiave",
-                "keyword_heading": "Foto con la parola chiave “{keyword}”", "taken": "Data dello scatto: {date}",
-                "taken_at": "Luogo dello scatto: {place}", "date": "{day} {month} {year}",
-                "date_time": "{date}, {time}",
-                "download": "Scarica", "download_original": "Scarica l’originale",
-                "download_album": "Scarica l’album", "kilobytes": "{size} kB", "megabytes": "{size} MB",
-                "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Foto {number}",
-                "undated": "Senza data", "licence": "Licenza", "viewer": "Visualizzatore di foto",
-                "previous_photo": "Foto precedente", "next_photo": "Foto successiva", "caption": "Didascalia",
-                "zoom": "Zoom", "slideshow": "Presentazione", "full_screen": "Schermo intero", "close": "Chiudi",
-                "video": "Video", "play_video": "Riproduci il video", "live_photo": "Riproduci la Live Photo",
-                "content_warning": "Avviso sul contenuto", "sensitive_content": "Contenuto sensibile",
-                "show_photo": "Mostra",
-                "hide_photo": "Nascondi",
-            ],
-            months: [
-                "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",
-                "ottobre", "novembre", "dicembre",
-            ],
-            numbers: NumberStyle(decimal: ",", group: ".")),
-        "nl": Catalog(
-            texts: [
-                "skip_to_photos": "Naar de foto’s", "all_photos": "Alle foto’s", "albums": "Albums",
-                "keywords": "Trefwoorden", "albums_in_album": "Albums in dit album", "no_cover": "Geen omslag",
-                "image_unavailable": "Afbeelding niet beschikbaar", "breadcrumb": "Kruimelpad",
-                "pages": "Pagina’s", "previous_page": "Vorige", "next_page": "Volgende", "photos": "Foto’s",
-                "source": "Bron", "made_with": "gemaakt met gallerygen", "page_number": "pagina {number}",
-                "position": "{number} van {count}",
-                "photo_count.one": "{count} foto", "photo_count.other": "{count} foto’s",
-                "album_count.one": "{count} album", "album_count.other": "{count} albums",
-                "keyword_count.one": "{count} trefwoord", "keyword_count.other": "{count} trefwoorden",
-                "keyword_heading": "Foto’s met het trefwoord ‘{keyword}’", "taken": "Gemaakt op {date}",
-                "taken_at": "Locatie: {place}", "date": "{day} {month} {year}", "date_time": "{date} om {time}",
-                "download": "Downloaden", "download_original": "Origineel downloaden",
-                "download_album": "Album downloaden", "kilobytes": "{size} kB", "megabytes": "{size} MB",
-                "gigabytes": "{size} GB", "separator": ", ", "photo_number": "Foto {number}",
-                "undated": "Zonder datum", "licence": "Licentie", "viewer": "Fotoviewer",
-                "previous_photo": "Vorige foto", "next_photo": "Volgende foto", "caption": "Bijschrift",
-                "zoom": "Zoomen", "slideshow": "Diavoorstelling", "full_screen": "Volledig scherm", "close": "Sluiten",
-                "video": "Video", "play_video": "Video afspelen", "live_photo": "Live Photo afspelen",
-                "content_warning": "Inhoudswaarschuwing", "sensitive_content": "Gevoelige inhoud",
-                "show_photo": "Tonen",
-                "hide_photo": "Verbergen",
-            ],
-            months: [
-                "januari", "februari", "maart", "april", "mei", "juni", "juli", "augustus", "september", "oktober",
-                "november", "december",
-            ],
-            numbers: NumberStyle(decimal: ",", group: ".")),
-        "pt": Catalog(
-            texts: [
-                "skip_to_photos": "Ir para as fotos", "all_photos": "Todas as fotos", "albums": "Álbuns",
-                "keywords": "Palavras-chave", "albums_in_album": "Álbuns neste álbum", "no_cover": "Sem capa",
-                "image_unavailable": "Imagem indisponível", "breadcrumb": "Trilha de navegação", "pages": "Páginas",
-                "previous_page": "Anterior", "next_page": "Próxima", "photos": "Fotos", "source": "Fonte",
-                "made_with": "feito com gallerygen", "page_number": "página {number}",
-                "position": "{number} de {count}",
-                "photo_count.one": "{count} foto", "photo_count.other": "{count} fotos",
-                "album_count.one": "{count} álbum", "album_count.other": "{count} álbuns",
-                "keyword_count.one": "{count} palavra-chave", "keyword_count.other": "{count} palavras-chave",
-                "keyword_heading": "Fotos com a palavra-chave “{keyword}”", "taken": "Tirada em {date}",
-                "taken_at": "Tirada em {place}", "date": "{day} de {month} de {year}", "date_time": "{date} às {time}",
-                "download": "Baixar", "download_original": "Baixar o original", "download_album": "Baixar o álbum",
-                "kilobytes": "{size} kB", "megabytes": "{size} MB", "gigabytes": "{size} GB", "separator": ", ",
-                "photo_number": "Foto {number}", "undated": "Sem data", "licence": "Licença",
-                "viewer": "Visualizador de fotos", "previous_photo": "Foto anterior", "next_photo": "Próxima foto",
-                "caption": "Legenda", "zoom": "Zoom", "slideshow": "Apresentação de slides",
-                "full_screen": "Tela cheia", "close": "Fechar",
-                "video": "Vídeo", "play_video": "Reproduzir o vídeo", "live_photo": "Reproduzir a Live Photo",
-                "content_warning": "Aviso de conteúdo", "sensitive_content": "Conteúdo sensível",
-                "show_photo": "Mostrar",
-                "hide_photo": "Ocultar",
-            ],
-            months: [
-                "janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro",
-                "novembro", "dezembro",
-            ],
-            numbers: NumberStyle(decimal: ",", group: "."), plural: .french),
-        "ru": Catalog(
-            texts: [
-                "skip_to_photos": "Перейти к фотографиям", "all_photos": "Все фотографии", "albums": "Альбомы",
-                "keywords": "Ключевые слова", "albums_in_album": "Альбомы в этом альбоме", "no_cover": "Нет обложки",
-                "image_unavailable": "Изображение недоступно", "breadcrumb": "Навигационная цепочка",
-                "pages": "Страницы", "previous_page": "Назад", "next_page": "Вперёд", "photos": "Фотографии",
-                "source": "Источник", "made_with": "создано с помощью gallerygen", "page_number": "страница {number}",
-                "position": "{number} из {count}",
-                "photo_count.one": "{count} фотография", "photo_count.few": "{count} фотографии",
-                "photo_count.many": "{count} фотографий",
-                "album_count.one": "{count} альбом", "album_count.few": "{count} альбома",
-                "album_count.many": "{count} альбомов",
-                "keyword_count.one": "{count} ключевое слово", "keyword_count.few": "{count} ключевых слова",
-                "keyword_count.many": "{count} ключевых слов",
-                "keyword_heading": "Фотографии с ключевым словом «{keyword}»", "taken": "Снято {date}",
-                "taken_at": "Место съёмки: {place}", "date": "{day} {month} {year}\u{00A0}г.",
-                "date_time": "{date}, {time}", "download": "Скачать", "download_original": "Скачать оригинал",
-                "download_album": "Скачать альбом", "kilobytes": "{size}\u{00A0}КБ", "megabytes": "{size}\u{00A0}МБ",
-                "gigabytes": "{size}\u{00A0}ГБ", "separator": ", ", "photo_number": "Фото {number}",
-                "undated": "Без даты", "licence": "Лицензия", "viewer": "Просмотр фотографий",
-                "previous_photo": "Предыдущая фотография", "next_photo": "Следующая фотография",
-                "caption": "Подпись", "zoom": "Масштаб", "slideshow": "Слайд-шоу", "full_screen": "Во весь экран",
-                "close": "Закрыть",
-                "video": "Видео", "play_video": "Воспроизвести видео", "live_photo": "Воспроизвести Live Photo",
-                "content_warning": "Предупреждение о содержимом", "sensitive_content": "Деликатный контент",
-                "show_photo": "Показать",
-                "hide_photo": "Скрыть",
-            ],
-            months: [
-                "января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября",
-                "ноября", "декабря",
-            ],
-            numbers: NumberStyle(decimal: ",", group: "\u{00A0}"), plural: .russian),
-        "ja": Catalog(
-            texts: [
-                "skip_to_photos": "写真へスキップ", "all_photos": "すべての写真", "albums": "アルバム",
-                "keywords": "キーワード", "albums_in_album": "このアルバム内のアルバム", "no_cover": "カバーなし",
-                "image_unavailable": "画像を表示できません", "breadcrumb": "パンくずリスト", "pages": "ページ",
-                "previous_page": "前へ", "next_page": "次へ", "photos": "写真", "source": "出典",
-                "made_with": "gallerygen で作成", "page_number": "{number}ページ", "position": "{number} / {count}",
-                "photo_count.other": "写真{count}枚", "album_count.other": "アルバム{count}件",
-                "keyword_count.other": "キーワード{count}件", "keyword_heading": "キーワード「{keyword}」の写真",
-                "taken": "撮影日時：{date}", "taken_at": "撮影場所：{place}",
-                "date": "{year}年{month_number}月{day}日", "date_time": "{date} {time}", "download": "ダウンロード",
-                "download_original": "元の画像をダウンロード", "download_album": "アルバムをダウンロード",
-                "kilobytes": "{size} kB", "megabytes": "{size} MB", "gigabytes": "{size} GB", "separator": "、",
-                "photo_number": "写真 {number}", "undated": "日付なし", "licence": "ライセンス",
-                "viewer": "写真ビューア", "previous_photo": "前の写真", "next_photo": "次の写真",
-                "caption": "キャプション", "zoom": "ズーム", "slideshow": "スライドショー", "full_screen": "全画面表示",
-                "close": "閉じる",
-                "video": "動画", "play_video": "動画を再生", "live_photo": "Live Photoを再生",
-                "content_warning": "閲覧注意", "sensitive_content": "センシティブな内容", "show_photo": "表示",
-                "hide_photo": "隠す",
-            ],
-            months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
-            plural: .none),
-        "zh": Catalog(
-            texts: [
-                "skip_to_photos": "跳到照片", "all_photos": "全部照片", "albums": "相册", "keywords": "关键词",
-                "albums_in_album": "此相册中的相册", "no_cover": "无封面", "image_unavailable": "图片无法显示",
-                "breadcrumb": "导航路径", "pages": "分页", "previous_page": "上一页", "next_page": "下一页",
-                "photos": "照片", "source": "来源", "made_with": "由 gallerygen 制作", "page_number": "第 {number} 页",
-                "position": "{number} / {count}", "photo_count.other": "{count} 张照片",
-                "album_count.other": "{count} 个相册", "keyword_count.other": "{count} 个关键词",
-                "keyword_heading": "带有关键词“{keyword}”的照片", "taken": "拍摄于 {date}",
-                "taken_at": "拍摄地点：{place}", "date": "{year}年{month_number}月{day}日", "date_time": "{date} {time}",
-                "download": "下载", "download_original": "下载原图", "download_album": "下载相册",
-                "kilobytes": "{size} kB", "megabytes": "{size} MB", "gigabytes": "{size} GB", "separator": "，",
-                "photo_number": "照片 {number}", "undated": "无日期", "licence": "许可协议", "viewer": "照片查看器",
-                "previous_photo": "上一张照片", "next_photo": "下一张照片", "caption": "说明", "zoom": "缩放",
-                "slideshow": "幻灯片放映", "full_screen": "全屏", "close": "关闭",
-                "video": "视频", "play_video": "播放视频", "live_photo": "播放实况照片",
-                "content_warning": "内容警告", "sensitive_content": "敏感内容", "show_photo": "显示",
-                "hide_photo": "隐藏",
-            ],
-            months: ["1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"],
-            plural: .none),
-        "ar": Catalog(
-            texts: [
-                "skip_to_photos": "انتقل إلى الصور", "all_photos": "كل الصور", "albums": "الألبومات",
-                "keywords": "الكلمات المفتاحية", "albums_in_album": "الألبومات في هذا الألبوم", "no_cover": "بلا غلاف",
-                "image_unavailable": "الصورة غير متاحة", "breadcrumb": "مسار التنقل", "pages": "الصفحات",
-                "previous_page": "السابقة", "next_page": "التالية", "photos": "الصور", "source": "المصدر",
-                "made_with": "صُنع باستخدام gallerygen", "page_number": "الصفحة {number}",
-                "position": "{number} من {count}",
-                "photo_count.zero": "لا توجد صور", "photo_count.one": "صورة واحدة", "photo_count.two": "صورتان",
-                "photo_count.few": "{count} صور", "photo_count.many": "{count} صورة",
-                "photo_count.other": "{count} صورة",
-                "album_count.zero": "لا توجد ألبومات", "album_count.one": "ألبوم واحد", "album_count.two": "ألبومان",
-                "album_count.few": "{count} ألبومات", "album_count.many": "{count} ألبومًا",
-                "album_count.other": "{count} ألبوم",
-                "keyword_count.zero": "لا توجد كلمات مفتاحية", "keyword_count.one": "كلمة مفتاحية واحدة",
-                "keyword_count.two": "كلمتان مفتاحيتان", "keyword_count.few": "{count} كلمات مفتاحية",
-                "keyword_count.many": "{count} كلمة مفتاحية", "keyword_count.other": "{count} كلمة مفتاحية",
-                "keyword_heading": "صور بالكلمة المفتاحية «{keyword}»", "taken": "التُقطت في {date}",
-                "taken_at": "مكان الالتقاط: {place}", "date": "{day} {month} {year}", "date_time": "{date}، {time}",
-                "download": "تنزيل", "download_original": "تنزيل الأصل", "download_album": "تنزيل الألبوم",
-                "kilobytes": "{size} كيلوبايت", "megabytes": "{size} ميغابايت", "gigabytes": "{size} غيغابايت",
-                "separator": "، ", "photo_number": "صورة {number}", "undated": "بلا تاريخ", "licence": "الترخيص",
-                "viewer": "عارض الصور", "previous_photo": "الصورة السابقة", "next_photo": "الصورة التالية",
-                "caption": "الوصف", "zoom": "تكبير", "slideshow": "عرض الشرائح", "full_screen": "ملء الشاشة",
-                "close": "إغلاق",
-                "video": "فيديو", "play_video": "تشغيل الفيديو", "live_photo": "تشغيل الصورة الحية",
-                "content_warning": "تحذير بشأن المحتوى", "sensitive_content": "محتوى حساس", "show_photo": "إظهار",
-                "hide_photo": "إخفاء",
-            ],
-            months: [
-                "يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر",
-                "ديسمبر",
-            ],
-            numbers: NumberStyle(decimal: "٫", group: "٬", digits: "٠١٢٣٤٥٦٧٨٩"), plural: .arabic),
-    ]
-
-    /// Portuguese as Portugal writes it: the Brazilian catalog's words where they are the same,
-    /// and one for 1 only.
-    static var portugal: Catalog {
-        guard var catalog = catalogs["pt"] else { return Catalog(texts: [:], months: []) }
-        for (key, text) in [
-            "download": "Transferir", "download_original": "Transferir o original",
-            "download_album": "Transferir o álbum", "full_screen": "Ecrã inteiro",
-            "breadcrumb": "Navegação estrutural", "viewer": "Visualizador de fotografias",
-            "next_page": "Seguinte", "next_photo": "Fotografia seguinte", "previous_photo": "Fotografia anterior",
-            "photo_count.one": "{count} fotografia", "photo_count.other": "{count} fotografias",
-            "all_photos": "Todas as fotografias", "photos": "Fotografias", "skip_to_photos": "Ir para as fotografias",
-            "photo_number": "Fotografia {number}", "taken": "Tirada a {date}", "taken_at": "Local: {place}",
-            "slideshow": "Apresentação",
-        ] {
-            catalog.texts[key] = text
-        }
-        catalog.plural = .english
-        return catalog
-    }
+    /// The built-in theme's languages, by tag (`Theme/languages/<tag>.json`: `de`, `pt-PT`), read
+    /// once. docs/languages.md says what a file holds; adding a language is adding a file.
+    static let catalogs: [String: Catalog] =
+        BuiltInTheme.folder.map { loadCatalogs(from: $0.appendingPathComponent("languages")) } ?? [:]
 
     /// The names `strings:` takes: every key, and `months`.
     package static var stringKeys: [String] { keys.keys.sorted() + ["months"] }
 
-    /// The languages with built-in strings, by tag.
-    package static var builtInLanguages: [String] { catalogs.keys.sorted() }
+    /// The languages with built-in strings, by tag; a region's own words (`pt-PT`) are the
+    /// language's.
+    package static var builtInLanguages: [String] { catalogs.keys.filter { !$0.contains("-") }.sorted() }
+
+    /// Every `<tag>.json` in `folder`, by tag; one that cannot be read is left out
+    /// (LanguageTests reads every file of the built-in theme and says which).
+    static func loadCatalogs(from folder: URL) -> [String: Catalog] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var catalogs: [String: Catalog] = [:]
+        for file in files where file.hasSuffix(".json") {
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(file).path),
+                let catalog = try? Catalog(json: data)
+            else { continue }
+            catalogs[String(file.dropLast(5))] = catalog
+        }
+        return catalogs
+    }
+}
+
+extension SiteLanguage.Catalog {
+    /// A language's file: its strings (a plural string by form, `photo_count.one`), the twelve
+    /// months, how it writes numbers, its plural rule and how it writes the first of a month.
+    private struct File: Decodable {
+        struct Numbers: Decodable {
+            var decimal: String
+            var group: String
+            var minimumGrouping: Int?
+            var digits: String?
+
+            enum CodingKeys: String, CodingKey {
+                case decimal, group, digits
+                case minimumGrouping = "minimum_grouping"
+            }
+        }
+
+        var strings: [String: String]
+        var months: [String]
+        var numbers: Numbers?
+        var plural: String?
+        var firstDay: String?
+
+        enum CodingKeys: String, CodingKey {
+            case strings, months, numbers, plural
+            case firstDay = "first_day"
+        }
+    }
+
+    struct Unreadable: Error {}
+
+    init(json data: Data) throws {
+        let file = try JSONDecoder().decode(File.self, from: data)
+        guard file.months.count == 12 else { throw Unreadable() }
+        var numbers = SiteLanguage.NumberStyle()
+        if let given = file.numbers {
+            numbers = SiteLanguage.NumberStyle(
+                decimal: given.decimal, group: given.group, minimumGrouping: given.minimumGrouping ?? 1,
+                digits: given.digits)
+        }
+        guard let plural = SiteLanguage.PluralRule(rawValue: file.plural ?? "english") else { throw Unreadable() }
+        self.init(texts: file.strings, months: file.months, numbers: numbers, plural: plural, firstDay: file.firstDay)
+    }
 }

@@ -103,7 +103,7 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
         var key = language
         // Portuguese as Portugal and Africa write it: its own words and plural rule.
         if language == "pt", !rest.isDisjoint(with: ["pt", "ao", "mz"]) { key = "pt-PT" }
-        var found = traditional ? nil : key == "pt-PT" ? Self.portugal : Self.catalogs[key]
+        var found = traditional ? nil : Self.catalogs[key]
         // Arabic as the Maghreb writes it: Latin digits.
         if language == "ar", !rest.isDisjoint(with: ["ma", "dz", "tn", "eh", "ly"]) {
             found?.numbers = NumberStyle(decimal: ",", group: ".")
@@ -306,7 +306,7 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
     }
 
     /// Which plural form a whole number takes (CLDR's rules, for integers).
-    enum PluralRule: Sendable, Equatable {
+    enum PluralRule: String, Sendable, Equatable {
         /// one: 1.
         case english
         /// one: 0 and 1 (French, Portuguese).

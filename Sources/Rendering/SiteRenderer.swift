@@ -134,23 +134,8 @@ package struct SiteRenderer: Sendable {
         return salts
     }
 
-    /// The theme shipped with gallerygen, found beside the executable (SwiftPM's resource bundle).
-    /// Looked up by hand: `Bundle.module` stops the process when the bundle has been moved away.
-    package static var builtInTheme: URL? {
-        let bundleName = "gallerygen_Rendering.resources"
-        let executableFolder = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = [executableFolder, Bundle.main.resourceURL, Bundle.main.bundleURL].compactMap { $0 }
-        for folder in candidates {
-            for bundle in [bundleName, "gallerygen_Rendering.bundle/Contents/Resources", "gallerygen_Rendering.bundle"]
-            {
-                let theme = folder.appendingPathComponent(bundle).appendingPathComponent("Theme")
-                if FileManager.default.fileExists(atPath: theme.appendingPathComponent("page.mustache").path) {
-                    return theme
-                }
-            }
-        }
-        return nil
-    }
+    /// The theme shipped with gallerygen, found beside the executable (``BuiltInTheme``).
+    package static var builtInTheme: URL? { BuiltInTheme.folder }
 
     /// Every page of the site plus the theme's assets, in a stable order. Pages are rendered on
     /// every core.

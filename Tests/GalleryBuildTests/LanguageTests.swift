@@ -1,8 +1,8 @@
 import Foundation
-import GalleryCore
 import Testing
 
 @testable import GalleryBuild
+@testable import GalleryCore
 
 /// `language:` and `strings:`: the built-in catalogs are whole, plural forms, numbers and dates are
 /// written as each language writes them, and the site's own words replace any string or stop the
@@ -10,6 +10,33 @@ import Testing
 @Suite struct LanguageTests {
     func load(_ text: String) throws(ConfigError) -> SiteConfig {
         try ConfigLoader().config(from: "title: T\nfeed: feed.json\n" + text, name: "gallery.yml")
+    }
+
+    /// The languages are data: a file each in the theme (`languages/<tag>.json`), every one of
+    /// which reads, and a folder with one more file has one more language.
+    @Test func aLanguageIsAFileInTheTheme() throws {
+        let folder = try #require(BuiltInTheme.folder).appendingPathComponent("languages")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        let catalogs = SiteLanguage.loadCatalogs(from: folder)
+        #expect(Set(catalogs.keys) == Set(files.map { String($0.dropLast(5)) }), "every file reads")
+        #expect(SiteLanguage.builtInLanguages == ["ar", "de", "en", "es", "fr", "it", "ja", "nl", "pt", "ru", "zh"])
+        #expect(catalogs["pt-PT"] != nil, "Portugal's words, beside Brazil's")
+
+        let more = FileManager.default.temporaryDirectory.appendingPathComponent("languages-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: more, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: more) }
+        for file in files {
+            try FileManager.default.copyItem(
+                at: folder.appendingPathComponent(file), to: more.appendingPathComponent(file))
+        }
+        let swedish =
+            #"{"strings": {"all_photos": "Alla foton"}, "months": ["januari", "februari", "mars", "april", "maj", "juni", "juli", "augusti", "september", "oktober", "november", "december"], "numbers": {"decimal": ",", "group": " "}}"#
+        try swedish.write(to: more.appendingPathComponent("sv.json"), atomically: true, encoding: .utf8)
+        try #"{"strings": {}, "months": ["one"]}"#.write(
+            to: more.appendingPathComponent("xx.json"), atomically: true, encoding: .utf8)
+        let grown = SiteLanguage.loadCatalogs(from: more)
+        #expect(grown.count == catalogs.count + 1 && grown["sv"]?.texts["all_photos"] == "Alla foton")
+        #expect(grown["xx"] == nil, "months that are not twelve: not a language")
     }
 
     @Test(arguments: SiteLanguage.builtInLanguages)
