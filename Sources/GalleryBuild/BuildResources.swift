@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BuildStore
 import Foundation
 import GalleryConcurrency
 import GalleryCore
@@ -37,6 +38,9 @@ package final class BuildResources: Sendable {
 
         var key: Key
         var cache: DiskCache
+        /// What a build remembers (``BuildStore``), opened with the cache and handed to each
+        /// stage that keeps records in it.
+        var store: BuildStore
         var http: HTTPLoader
         var loader: ImageLoader
         var remote: RemoteCache?
@@ -124,7 +128,8 @@ package final class BuildResources: Sendable {
             configuration: ImageLoader.Configuration(
                 maxImageBytes: key.maxImageBytes, maxVideoBytes: key.maxVideoBytes), remote: http)
         let environment = Environment(
-            key: key, cache: cache, http: http, loader: loader, remote: remote, remoteWarning: remoteWarning)
+            key: key, cache: cache, store: cache.buildStore, http: http, loader: loader, remote: remote,
+            remoteWarning: remoteWarning)
         current.withLock { $0 = environment }
         return environment
     }

@@ -78,7 +78,7 @@ extension BuildSession {
             title: config.title, introHTML: intro, baseURL: config.baseURL, items: items, albums: albums)
         let zips = planAlbumZips(of: &gallery)
         let previous =
-            recorded ?? RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
+            recorded ?? RenderedPages.load(from: store, outputDirectory: layout.outputDirectory)
         var site = RenderedSite(record: previous, introSHA256: introSHA256, zips: zips)
         func stage(_ files: [RenderedFile]) throws(BuildError) {
             do {

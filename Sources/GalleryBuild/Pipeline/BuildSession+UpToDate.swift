@@ -34,7 +34,7 @@ extension BuildSession {
     /// Ends the build at once when nothing changed; otherwise takes back what the last build
     /// vouched for, before anything is changed.
     func checkUpToDate(_ context: inout BuildContext) async {
-        let store = cache.buildStore
+        let store = self.store
         if leavesUpToDate, options.refresh, !options.full {
             // Asks about every URL first (``unchangedSiteCheck(_:)``).
             context.refreshBaseline = try? await store.upToDate()
@@ -129,7 +129,7 @@ extension BuildSession {
         guard let feedSHA256, Self.isClean(report), (report.remoteCache?.failures ?? 0) == 0 else { return }
         var record = pending.record
         record.inputs = upToDateInputs(introSHA256: pending.introSHA256, feedSHA256: feedSHA256)
-        try? await cache.buildStore.saveUpToDate(record, for: pending.published)
+        try? await store.saveUpToDate(record, for: pending.published)
     }
 
     /// No failure, no warning, no skipped entry and no local photo (a local file's change is
@@ -144,7 +144,7 @@ extension BuildSession {
         switch layout.feed {
         case .file(let file): (try? PlainFile.read(file)).map { sha256Hex(of: $0) }
         case .remote(let url):
-            CanonicalURL(url).flatMap { try? cache.buildStore.urlRecord(for: $0.description)?.sha256 }
+            CanonicalURL(url).flatMap { try? store.urlRecord(for: $0.description)?.sha256 }
         case .folder: nil
         }
     }

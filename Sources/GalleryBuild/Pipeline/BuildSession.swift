@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BuildStore
 import Feed
 import Foundation
 import GalleryConcurrency
@@ -20,6 +21,8 @@ struct BuildSession: Sendable {
     let loader: ImageLoader
     let http: HTTPLoader
     let cache: DiskCache
+    /// What a build remembers, handed by the build's resources (``BuildResources/Environment``).
+    let store: BuildStore
     let renditions: RenditionStore
     /// The published site to start warm from; never with --offline.
     let seed: SiteSeed?
@@ -113,6 +116,7 @@ struct BuildSession: Sendable {
         self.remote = environment.remote
         self.remoteWarning = environment.remoteWarning
         self.cache = environment.cache
+        self.store = environment.store
         self.http = environment.http
         self.loader = environment.loader
         let perHost = options.perHost ?? config.perHost
@@ -132,7 +136,7 @@ struct BuildSession: Sendable {
                 )
             )
             self.renditions = RenditionStore(
-                cache: environment.cache,
+                cache: environment.cache, store: environment.store,
                 processor: processor,
                 pool: resources.imagingPool,
                 widths: config.images.widths,

@@ -257,7 +257,7 @@ extension BuildSession {
     private func readPreviousManifest(_ context: inout BuildContext) {
         guard options.shard == nil, context.previousManifest == nil else { return }
         let writer = OutputWriter(directory: layout.outputDirectory)
-        let store = cache.buildStore
+        let store = self.store
         context.previousManifest = Task { [clock] in
             let start = clock.now
             let recorded = try? await store.publishedFiles()
@@ -309,7 +309,7 @@ extension BuildSession {
         // The hashes the last build recorded for the originals it published (what the render
         // step reads for its pages): one still as stamped is not cleaned again.
         if config.downloads == .original {
-            context.renderedPages = RenderedPages.load(from: cache.buildStore, outputDirectory: layout.outputDirectory)
+            context.renderedPages = RenderedPages.load(from: store, outputDirectory: layout.outputDirectory)
         }
         let pages = context.renderedPages
         context.downloads = await planDownloads(
@@ -345,11 +345,11 @@ extension BuildSession {
         if let sources = site.sources {
             try? await site.record.save(
                 rendered: site.rendered + thumbnails.checked, kept: site.kept + thumbnails.kept, sources: sources,
-                to: cache.buildStore)
+                to: store)
         }
         // Only ever saves work too: without it, the next build reads the manifest.
         if let published = OutputWriter(directory: layout.outputDirectory).published(written.files) {
-            try? await cache.buildStore.savePublishedFiles(published, replacing: recorded)
+            try? await store.savePublishedFiles(published, replacing: recorded)
             context.upToDate = await pendingUpToDate(
                 report: context.report, photos: context.photos, sources: context.sources, published: published,
                 introSHA256: site.introSHA256)

@@ -54,7 +54,8 @@ final class RenditionStore: Sendable {
     }
 
     init(
-        cache: DiskCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int], formats: [ImageFormat],
+        cache: DiskCache, store: BuildStore, processor: ImageProcessor, pool: ImagingPool, widths: [Int],
+        formats: [ImageFormat],
         quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil, locationPlaces: Int? = nil,
         videoSettings: VideoSettings = VideoSettings(), clock: WallClock = .system,
         footageChanged: @escaping @Sendable (_ done: Double, _ total: Double) -> Void = { _, _ in }
@@ -63,7 +64,7 @@ final class RenditionStore: Sendable {
         self.clock = clock
         self.footage = FootageMeter(changed: footageChanged)
         self.cache = cache
-        self.store = cache.buildStore
+        self.store = store
         self.seed = seed
         self.remote = remote
         self.locationPlaces = locationPlaces
