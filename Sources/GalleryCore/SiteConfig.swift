@@ -250,10 +250,11 @@ package struct ImageSettings: Sendable, Equatable {
     /// wide, and without 480 the browser took the 640 (a third more bytes before any scroll).
     package var widths: [Int]
     package var formats: [ImageFormat]
-    /// The default, 75, is Hugo's; 80 makes WebP tiles about 20% bigger (BENCHMARKS.md, visitor).
+    /// The default, 75, is Hugo's; 80 makes WebP tiles about 20% bigger (`git log -p BENCHMARKS.md`).
     package var quality: Int
     /// Encoder effort, 0 (fastest) to 6 (smallest files), for WebP and AVIF. The default, 2, encodes
-    /// WebP about twice as fast as libvips' default of 4 for about 4% more bytes (BENCHMARKS.md).
+    /// WebP about twice as fast as libvips' default of 4 for about 4% more bytes (BENCHMARKS.md's
+    /// history, `git log -p BENCHMARKS.md`).
     package var effort: Int
 
     package init(

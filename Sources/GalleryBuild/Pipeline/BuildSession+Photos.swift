@@ -172,7 +172,7 @@ extension BuildSession {
     /// `unchangedSite` is asked, and if it says so, `siteUnchanged` and `found` is left as it
     /// was (the photos will not be made). Without the pass each such
     /// URL was a task of its own through the loader's coalescing: at 100,000 entries the load
-    /// stage of a --refresh took 13.9 s that way and 8.0 s this way (BENCHMARKS.md). A build of
+    /// stage of a --refresh took 13.9 s that way and 8.0 s this way (`git log -p BENCHMARKS.md`). A build of
     /// `gallerygen serve` shares its loads with the build it replaces, so it loads them one by
     /// one as before. Changed copies are downloaded in the pass and handed to `changed` as they
     /// come, so that their images are made while the pass goes on.
