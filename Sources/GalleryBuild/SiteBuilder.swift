@@ -74,8 +74,7 @@ package struct SiteBuilder: Sendable {
                 "\(redaction.tooShort == 1 ? "a secret" : "\(redaction.tooShort) secrets") of fewer than "
                 + "\(Redaction.shortest) characters: too short to be told apart in what servers answer, so not taken "
                 + "out of it; a service's real keys are longer"
-            report.warnings.append(warning)
-            events(.warning(warning))
+            report.warn(warning, to: events)
         }
         report.seconds["total"] = (clock.now - start).seconds
         return BuildResult(report: report, config: config, layout: layout, feedSHA256: feedSHA256)
@@ -135,5 +134,14 @@ package struct BuildResult: Sendable {
             return "\(counts.failed) photos failed (over max_failures: \(limit))"
         }
         return nil
+    }
+}
+
+extension BuildReport {
+    /// A warning: in the report, and said to `events` as it happens (the console, a JSON line
+    /// stream, `serve`).
+    mutating func warn(_ warning: String, to events: SiteBuilder.EventHandler) {
+        warnings.append(warning)
+        events(.warning(warning))
     }
 }

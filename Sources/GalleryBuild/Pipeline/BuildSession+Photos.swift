@@ -125,7 +125,7 @@ extension BuildSession {
         if let seed {
             report.counts.seeded = seed.adopted
             for warning in seed.warnings {
-                warn(warning, in: &report)
+                report.warn(warning, to: events)
             }
         }
         report.counts.urls = Set(sources.compactMap { $0 }).count

@@ -208,7 +208,7 @@ struct BuildSession: Sendable {
         }
         var (report, feedSHA256, upToDate) = try result.get()
         if let cacheWarning {
-            warn(cacheWarning, in: &report)
+            report.warn(cacheWarning, to: events)
         }
         let untranslated = config.language.untranslated
         if !untranslated.isEmpty {
@@ -217,17 +217,11 @@ struct BuildSession: Sendable {
                 + "\(untranslated.count) of the theme's strings are in English (\(untranslated.prefix(4).joined(separator: ", "))"
                 + (untranslated.count > 4 ? ", ..." : "")
                 + "); give them under `strings:` in gallery.yml (docs/languages.md lists them)"
-            warn(warning, in: &report)
+            report.warn(warning, to: events)
         }
         // Last: only a build that ended clean, its cache written and evicted, vouches for its site.
         if let upToDate { await saveUpToDate(upToDate, report: report, feedSHA256: feedSHA256) }
         return (report, feedSHA256)
-    }
-
-    /// A warning: in `report`, and said as it happens.
-    func warn(_ warning: String, in report: inout BuildReport) {
-        report.warnings.append(warning)
-        events(.warning(warning))
     }
 
     /// Requests and bytes of this build, what the remote tier did, and the failures in order.
@@ -242,7 +236,7 @@ struct BuildSession: Sendable {
                 setsFound: statistics.setsFound, misses: statistics.misses, uploads: statistics.uploads,
                 failures: statistics.failures)
             for warning in remote.warnings {
-                warn(warning, in: &report)
+                report.warn(warning, to: events)
             }
         } else if let location = Self.remoteLocation(options: options, config: config) {
             // Configured, but not usable here (its credentials are missing): --strict fails on it.

@@ -52,8 +52,7 @@ struct BuildContext {
 
     /// A warning: in the report, and said as it happens.
     mutating func warn(_ warning: String) {
-        report.warnings.append(warning)
-        events(.warning(warning))
+        report.warn(warning, to: events)
     }
 
     /// A photo that failed: said as it happens, and in the report.
@@ -72,7 +71,8 @@ struct PreviousManifest: Sendable {
     /// Its files as the build store recorded them (size, stamp, hash).
     var recorded: PublishedFiles?
 
-    static let none = PreviousManifest(files: nil, seconds: 0, recorded: nil)
+    /// No previous build's manifest read (a shard writes no site).
+    static let unread = PreviousManifest(files: nil, seconds: 0, recorded: nil)
 }
 
 /// One named step of the pipeline: a loop runs the steps in order over one ``BuildContext``,
@@ -323,7 +323,7 @@ extension BuildSession {
     private func writeSite(_ context: inout BuildContext) async throws(BuildError) {
         guard let site = context.site, let staging = context.staging else { return }
         // Read while the photos loaded.
-        let manifest = await context.previousManifest?.value ?? .none
+        let manifest = await context.previousManifest?.value ?? .unread
         let (previous, recorded) = (manifest.files, manifest.recorded)
         context.report.seconds["manifest"] = manifest.seconds
         let transient = context.downloads.transient
