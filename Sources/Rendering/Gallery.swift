@@ -128,6 +128,10 @@ extension GalleryItem {
         return displayTitle(in: language, behindWarning: behindWarning)
     }
 
+    /// Whether the photo may stand for others (an album's cover, a page's card): it has an image,
+    /// and no content warning, which a cover or a card would show it without.
+    var canStandForOthers: Bool { image != nil && photo.contentWarning == nil }
+
     /// The words of the photo's content warning as pages show them (escapable), "Sensitive
     /// content" for a warning without words; nil for a photo without one.
     func warningText(in language: SiteLanguage) -> String? {

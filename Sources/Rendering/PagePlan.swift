@@ -182,8 +182,9 @@ struct PagePlan: Sendable {
             }
         }
         // Inner albums come after theirs: counted and covered from the last one back. Without a
-        // named cover, an album's first photo (in its own order) that has an image, else its
-        // first photo, else its first album's cover.
+        // named cover, an album's first photo (in its own order) that may stand for it (an image,
+        // no content warning: ``GalleryItem/canStandForOthers``), else its first album's cover,
+        // else its first photo.
         for number in albums.indices.reversed() {
             let order = details[albums[number].path]?.order
             albums[number].slug = slugs[number]
@@ -192,7 +193,7 @@ struct PagePlan: Sendable {
                 members[number].count + albums[number].children.reduce(0) { $0 + albums[$1].count }
             let own = albums[number].items
             albums[number].cover =
-                covers[number] ?? own.first { $0.image != nil && $0.photo.contentWarning == nil }
+                covers[number] ?? own.first(where: \.canStandForOthers)
                 ?? albums[number].children.lazy.compactMap { albums[$0].cover }.first ?? own.first
         }
         return albums
@@ -230,7 +231,7 @@ struct PagePlan: Sendable {
                 path: [years[number]],
                 title: years[number] == undatedAlbum ? undated.escapableInTemplates : years[number],
                 slug: slugs[number], items: items, count: items.count,
-                cover: items.first { $0.image != nil && $0.photo.contentWarning == nil } ?? items.first)
+                cover: items.first(where: \.canStandForOthers) ?? items.first)
         }
     }
 
@@ -448,7 +449,7 @@ struct PagePlan: Sendable {
             canonical: canonical,
             // Shared, a grid page shows its album's cover, else its first photo.
             card: {
-                let shown = (album?.cover ?? page.items.first { $0.image != nil && $0.photo.contentWarning == nil })
+                let shown = (album?.cover ?? page.items.first(where: \.canStandForOthers))
                     .flatMap { $0.photo.contentWarning == nil ? $0 : nil }
                 return PhotoPageViewModel.Card(
                     path: page.path, item: shown, base: gallery.baseDirectory, alt: shown?.altText(in: language))

@@ -115,9 +115,9 @@ struct PhotoViewModel: Sendable, MustacheParent, Encodable {
     ) {
         self.language = language
         title = (item.said.title ?? "").escapableInTemplates
-        // Behind a warning, the image is seen only once asked for: it is told by its own words.
+        // The image's own words: behind a warning, it is seen only once asked for.
         warning = item.warningText(in: language)
-        alt = item.altText(in: language, behindWarning: warning != nil)
+        alt = item.altText(in: language, behindWarning: true)
         switch captions {
         case .always: caption = title
         case .never: caption = nil
