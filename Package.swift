@@ -6,8 +6,8 @@ import PackageDescription
 // coalescer, concurrent map) and GalleryJSON (the hand-written JSON reader and the core records'
 // readers) are two small libraries the stages share, and Metadata (XMP and IPTC readers) the one
 // Feed and Imaging share; Video runs ffprobe and ffmpeg for clips; Reporting is the build's
-// report and events (and their GitHub Actions form); BuildStore (SQLite, through GRDB) is what a
-// build remembers between runs. GalleryBuild is the pipeline; Preview (`serve`) and SiteStarter
+// report and events (and their GitHub Actions form); BuildStore (SQLite, through GRDB) is the
+// database a build remembers in, whose tables the stages that keep records declare. GalleryBuild is the pipeline; Preview (`serve`) and SiteStarter
 // (`init` and its CI templates) are built on it. docs/architecture.md draws the graph.
 /// Every module is built with the language's coming defaults (as Hummingbird is): `any` written
 /// where an existential is meant, members visible only from modules a file imports, and imports
@@ -50,15 +50,14 @@ let package = Package(
         .target(
             name: "BuildStore",
             dependencies: [
-                "GalleryCore", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .target(
             name: "Loading",
             dependencies: [
                 "BuildStore", "GalleryCore", "GalleryConcurrency", "GalleryJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -90,6 +89,7 @@ let package = Package(
                 "BuildStore", "GalleryCore", "GalleryConcurrency", "GalleryJSON", "Feed", "Loading", "Imaging",
                 "Markdown", "Metadata", "Rendering", "Reporting", "Video",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
@@ -138,9 +138,6 @@ let package = Package(
         .testTarget(name: "GalleryConcurrencyTests", dependencies: ["GalleryConcurrency", "TestSupport"]),
         .testTarget(name: "GalleryJSONTests", dependencies: ["GalleryJSON", "GalleryCore"]),
         .testTarget(
-            name: "BuildStoreTests",
-            dependencies: ["BuildStore", "GalleryCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(
             name: "FeedTests", dependencies: ["Feed", "GalleryCore"],
             exclude: ["Fixtures"]  // read from the source tree by path
         ),
@@ -174,7 +171,7 @@ let package = Package(
             name: "GalleryBuildTests",
             dependencies: [
                 "BuildStore", "Feed", "GalleryBuild", "GalleryCore", "GalleryJSON", "Imaging", "Loading", "Rendering",
-                "Reporting", "TestSupport", "Video",
+                "Reporting", "TestSupport", "Video", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "EndToEndTests",

@@ -1,14 +1,14 @@
-import GRDB
+package import GRDB
 import GRDBSQLite
 
 /// One column's value as SQLite binds it.
-enum ColumnValue: Equatable {
+package enum ColumnValue: Equatable, Sendable {
     case text(String?)
     case integer(Int64)
     case real(Double)
 
     /// The value as GRDB's own arguments hold it.
-    var databaseValue: DatabaseValue {
+    package var databaseValue: DatabaseValue {
         switch self {
         case .text(let text): text.databaseValue
         case .integer(let integer): integer.databaseValue
@@ -22,7 +22,7 @@ extension Statement {
     /// SQLite's own calls. GRDB's `StatementArguments` box every value in an existential and bind
     /// them through nested closures: writing the 90,878 records of a --refresh that way took
     /// 1.7 s, most of it building and binding arguments, against 0.3 s for SQLite's own work.
-    func execute(binding values: [ColumnValue]) throws {
+    package func execute(binding values: [ColumnValue]) throws {
         let handle = sqliteStatement
         precondition(values.count == Int(sqlite3_bind_parameter_count(handle)), "one value per parameter")
         // A statement that failed is reset by its next use, which reports nothing new.

@@ -1,6 +1,6 @@
 package import Foundation
 import GalleryCore
-package import Loading
+import Loading
 
 /// `gallerygen cache info` and `gallerygen cache prune`: what a site's cache holds, and shrinking
 /// it to `cache_limit`.
@@ -12,26 +12,27 @@ package struct CacheMaintenance: Sendable {
     }
 
     /// What the cache holds and its limit.
-    package func info() throws(BuildError) -> (info: CacheInfo, limit: Int64?, folder: URL) {
+    package func info() async throws(BuildError) -> (info: CacheInfo, limit: Int64?, folder: URL) {
         let (config, cache, folder) = try open()
         defer { cache.close() }
-        return (cache.info(), config.cacheLimit, folder)
+        return (await cache.info(), config.cacheLimit, folder)
     }
 
     /// Removes least-recently-used entries down to `limit` (default: `cache_limit`; without one,
     /// only what no record names). Returns the bytes removed and what is left.
-    package func prune(to limit: Int64? = nil) throws(BuildError) -> (removed: Int64, left: CacheInfo) {
+    package func prune(to limit: Int64? = nil) async throws(BuildError) -> (removed: Int64, left: CacheInfo) {
         let (config, cache, _) = try open()
         defer { cache.close() }
         do {
-            let (removed, _) = try cache.evict(toFit: limit ?? config.cacheLimit ?? Int64.max)
-            return (removed, cache.info())
+            let (removed, _) = try await cache.evict(toFit: limit ?? config.cacheLimit ?? Int64.max)
+            await cache.checkpoint()
+            return (removed, await cache.info())
         } catch {
             throw BuildError(.cache, "cannot prune the cache", underlying: error)
         }
     }
 
-    private func open() throws(BuildError) -> (SiteConfig, DiskCache, URL) {
+    private func open() throws(BuildError) -> (SiteConfig, BuildCache, URL) {
         let config: SiteConfig
         let layout: SiteLayout
         do {
@@ -41,7 +42,7 @@ package struct CacheMaintenance: Sendable {
             throw .configuration(error)
         }
         do {
-            return (config, try DiskCache(directory: layout.cacheDirectory), layout.cacheDirectory)
+            return (config, try BuildCache(directory: layout.cacheDirectory), layout.cacheDirectory)
         } catch {
             throw BuildError(.cache, "cannot open the cache", underlying: error)
         }

@@ -20,7 +20,7 @@ struct CacheCommand: AsyncParsableCommand {
         func run() async throws {
             let maintenance = CacheMaintenance(siteDirectory: URL(fileURLWithPath: siteDirectory, isDirectory: true))
             do {
-                let (info, limit, folder) = try maintenance.info()
+                let (info, limit, folder) = try await maintenance.info()
                 print("cache: \(folder.path)")
                 print("urls: \(info.records)")
                 print("originals: \(info.blobCount) files, \(BuildReport.formatBytes(info.blobBytes))")
@@ -59,7 +59,7 @@ struct CacheCommand: AsyncParsableCommand {
                 limit = parsed
             }
             do {
-                let (removed, left) = try maintenance.prune(to: limit)
+                let (removed, left) = try await maintenance.prune(to: limit)
                 print(
                     "removed \(BuildReport.formatBytes(removed)); the cache holds \(BuildReport.formatBytes(left.totalBytes))"
                 )

@@ -47,7 +47,7 @@ import Testing
         // with Python's sqlite3, not through the store, which keeps what a set has read).
         let file = site.folder.file(".gallerygen-cache/v1/\(BuildStore.fileName)")
         let store = BuildStore.open(at: file).store
-        let keys = try store.renditionSetSummaries().map(\.key)
+        let keys = try await store.renditionSetSummaries().map(\.key)
         #expect(try await store.renditionSets(keys: keys).values.allSatisfy { $0.image.metadata?.description != nil })
         store.close()
         let python = try await CommandRun.running(
@@ -91,9 +91,9 @@ import Testing
             ])
         #expect(python.status == 0, "\(python.standardError)")
         let store = BuildStore.open(at: file).store
-        let keys = try store.renditionSetSummaries().map(\.key)
+        let keys = try await store.renditionSetSummaries().map(\.key)
         #expect(try await store.renditionSets(keys: keys).values.allSatisfy { $0.image.metadata == nil })
-        let older = try store.olderMetadata(keys: keys)
+        let older = try await store.olderMetadata(keys: keys)
         #expect(older.values.compactMap(\.description).sorted() == ["Caption 1", "Caption 2"])
         store.close()
 

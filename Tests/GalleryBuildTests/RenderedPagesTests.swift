@@ -137,12 +137,12 @@ import Testing
         _ = try await build(site)
         let before = try bytes(site)
         let file = site.folder.file(".gallerygen-cache/v1/\(BuildStore.fileName)")
-        func withStore<T>(_ body: (BuildStore) throws -> T) rethrows -> T {
+        func withStore<T>(_ body: (BuildStore) async throws -> T) async rethrows -> T {
             let store = BuildStore.open(at: file).store
             defer { store.close() }
-            return try body(store)
+            return try await body(store)
         }
-        let record = try #require(try withStore { try $0.renderedPages() })
+        let record = try #require(try await withStore { try await $0.renderedPages() })
         #expect(record.output == site.folder.file("public").standardizedFileURL.path)
         #expect(
             record.pages.count == 4 + 6 && record.pages.keys.filter { $0.hasSuffix(".html") }.count == 4,
@@ -153,8 +153,8 @@ import Testing
         let page = try #require(record.pages.keys.first { $0.hasPrefix("photos/") })
         var wrong = try #require(record.pages[page])
         wrong.fingerprint = PageFingerprint(words: (0, 0, 0, 0))
-        try withStore { store in
-            try store.saveRenderedPages(
+        try await withStore { store in
+            try await store.saveRenderedPages(
                 output: record.output, sources: record.sources, changed: [(page, wrong)], removed: [],
                 replacingAll: false)
         }
@@ -164,8 +164,8 @@ import Testing
 
         // The same under other sources (the feed changed since): every page is built and
         // compared, and that one rendered.
-        try withStore { store in
-            try store.saveRenderedPages(
+        try await withStore { store in
+            try await store.saveRenderedPages(
                 output: record.output, sources: PageFingerprint(words: (0, 0, 0, 0)), changed: [(page, wrong)],
                 removed: [], replacingAll: false)
         }

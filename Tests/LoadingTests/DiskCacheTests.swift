@@ -30,33 +30,32 @@ import Testing
         let records = String(decoding: try encoder.encode([kept, orphan]), as: UTF8.self)
         try folder.write("{\"records\":\(records),\n\"version\":1}\n", to: "cache/v1/index.json")
 
-        let cache = try DiskCache(directory: folder.file("cache"))
+        let cache = try DiskCache.open(directory: folder.file("cache"))
         #expect(cache.record(for: kept.url) == kept)
         #expect(cache.record(for: orphan.url) == nil, "its blob is not there")
         #expect(!FileManager.default.fileExists(atPath: folder.file("cache/v1/index.json").path))
-        #expect(cache.storeProblem == nil)
         cache.close()
-        let reopened = try DiskCache(directory: folder.file("cache"))
+        let reopened = try DiskCache.open(directory: folder.file("cache"))
         #expect(reopened.record(for: kept.url) == kept)
         reopened.close()
     }
 
     /// A persist writes what changed, and only that: a cache opened and persisted with nothing
     /// changed leaves the store's file untouched.
-    @Test func aPersistWithNothingChangedWritesNothing() throws {
+    @Test func aPersistWithNothingChangedWritesNothing() async throws {
         let folder = try TemporaryDirectory("store-writes")
         let blob = Data("bytes".utf8)
         let sha = sha256Hex(of: blob)
         try folder.write(blob, to: "cache/v1/blobs/\(sha)")
-        let cache = try DiskCache(directory: folder.file("cache"))
+        let cache = try DiskCache.open(directory: folder.file("cache"))
         cache.store(Self.record("https://example.com/a.jpg", sha256: sha, size: Int64(blob.count)))
-        try cache.persist()
+        try await cache.persist()
         cache.close()
         let store = folder.file("cache/v1/store.sqlite")
         let before = try #require(FileStatus(store))
-        let again = try DiskCache(directory: folder.file("cache"))
+        let again = try DiskCache.open(directory: folder.file("cache"))
         #expect(again.recordCount == 1)
-        try again.persist()
+        try await again.persist()
         again.close()
         let after = try #require(FileStatus(store))
         #expect(before.modifiedNanoseconds == after.modifiedNanoseconds && before.size == after.size)
@@ -64,7 +63,7 @@ import Testing
 
     /// What a persist writes is what changed since the last: records set, set again, set back
     /// as they were, and removed, among others left alone; a blob discarded takes its records.
-    @Test func aPersistWritesWhatChangedSinceTheLast() throws {
+    @Test func aPersistWritesWhatChangedSinceTheLast() async throws {
         let folder = try TemporaryDirectory("store-changes")
         let blobs = ["one", "two"].map { Data($0.utf8) }
         for blob in blobs { try folder.write(blob, to: "cache/v1/blobs/\(sha256Hex(of: blob))") }
@@ -72,16 +71,16 @@ import Testing
             Self.record(
                 "https://example.com/\(name).jpg", sha256: sha256Hex(of: blobs[blob]), size: Int64(blobs[blob].count))
         }
-        func stored() throws -> [String: CacheRecord] {
-            let cache = try DiskCache(directory: folder.file("cache"))
+        func stored() async throws -> [String: CacheRecord] {
+            let cache = try DiskCache.open(directory: folder.file("cache"))
             defer { cache.close() }
-            return Dictionary(uniqueKeysWithValues: try cache.buildStore.urlRecords().map { ($0.url, $0) })
+            return Dictionary(uniqueKeysWithValues: try await cache.store.urlRecords().map { ($0.url, $0) })
         }
-        let cache = try DiskCache(directory: folder.file("cache"))
+        let cache = try DiskCache.open(directory: folder.file("cache"))
         for name in ["kept", "revalidated", "replaced", "removed", "restored", "discarded", "twice"] {
             cache.store(record(name, blob: name == "discarded" ? 1 : 0))
         }
-        try cache.persist()
+        try await cache.persist()
         var revalidated = record("revalidated", blob: 0)
         (revalidated.etag, revalidated.date, revalidated.validatedAt) = (#""v2""#, "Wed, 25 Nov 2026 08:00:00 GMT", 2e9)
         cache.store(revalidated)
@@ -101,31 +100,31 @@ import Testing
         twice.etag = #""v3""#
         cache.store(twice)
         cache.discardBlob(sha256Hex(of: blobs[1]))
-        try cache.persist()
+        try await cache.persist()
         cache.close()
 
         let expected = [
             record("kept", blob: 0), revalidated, record("restored", blob: 0), record("added", blob: 0), twice,
         ]
-        #expect(try stored() == Dictionary(uniqueKeysWithValues: expected.map { ($0.url, $0) }))
+        #expect(try await stored() == Dictionary(uniqueKeysWithValues: expected.map { ($0.url, $0) }))
     }
 
     /// Records that could not be written (another program holds the store locked past the wait)
     /// are written by the next persist, though no record changed in between: a failed write is
     /// not taken for one that happened (the build's end and `serve`'s shutdown persist again).
-    @Test func recordsNotWrittenAreWrittenNextTime() throws {
+    @Test func recordsNotWrittenAreWrittenNextTime() async throws {
         let folder = try TemporaryDirectory("store-retry")
         let blob = Data("bytes".utf8)
         let sha = sha256Hex(of: blob)
         try folder.write(blob, to: "cache/v1/blobs/\(sha)")
-        let cache = try DiskCache(directory: folder.file("cache"))
+        let cache = try DiskCache.open(directory: folder.file("cache"))
         cache.store(Self.record("https://example.com/a.jpg", sha256: sha, size: Int64(blob.count)))
         let holder = try SQLiteLockHolder(database: folder.file("cache/v1/store.sqlite"))
-        #expect(throws: LoadingError.self) { try cache.persist() }
+        await #expect(throws: LoadingError.self) { try await cache.persist() }
         holder.release()
-        try cache.persist()
+        try await cache.persist()
         cache.close()
-        let reopened = try DiskCache(directory: folder.file("cache"))
+        let reopened = try DiskCache.open(directory: folder.file("cache"))
         #expect(reopened.record(for: "https://example.com/a.jpg") != nil)
         reopened.close()
     }

@@ -21,7 +21,7 @@ final class LoaderFixture: Sendable {
     init(_ handler: @escaping TestHTTPServer.Handler) async throws {
         folder = try TemporaryDirectory("loader")
         server = try await TestHTTPServer(handler: handler)
-        openCache = Mutex(try DiskCache(directory: folder.file("cache")))
+        openCache = Mutex(try DiskCache.open(directory: folder.file("cache")))
     }
 
     func loader(_ configure: (inout HTTPLoader.Configuration) -> Void = { _ in }) -> HTTPLoader {
@@ -31,10 +31,10 @@ final class LoaderFixture: Sendable {
     }
 
     /// Persists the cache and opens it again, as the next build would.
-    func reopenCache() throws {
-        try cache.persist()
+    func reopenCache() async throws {
+        try await cache.persist()
         cache.close()
-        let reopened = try DiskCache(directory: folder.file("cache"))
+        let reopened = try DiskCache.open(directory: folder.file("cache"))
         openCache.withLock { $0 = reopened }
     }
 
@@ -111,7 +111,7 @@ final class LoaderFixture: Sendable {
         let fixture = try await LoaderFixture { .revalidating($0, photo: 1, etag: weak) }
         let first = try await fixture.loader().original(for: fixture.url("/a.jpg"))
         #expect(first.origin == .downloaded && first.validators.etag == weak)
-        try fixture.reopenCache()
+        try await fixture.reopenCache()
 
         let second = try await fixture.loader().original(for: fixture.url("/a.jpg"))
 
@@ -177,7 +177,7 @@ final class LoaderFixture: Sendable {
         #expect(first.origin == .downloaded)
         #expect(fixture.cache.record(for: fixture.url("/n.jpg").description) == nil)
         #expect(fixture.folder.allFiles(under: "cache/v1/blobs").isEmpty)
-        try fixture.reopenCache()
+        try await fixture.reopenCache()
         #expect(fixture.leftovers.isEmpty, "its temporary file is gone at the next start")
         _ = try await fixture.loader().original(for: fixture.url("/n.jpg"))
         #expect(fixture.server.requests.map(\.isConditional) == [false, false])
@@ -325,7 +325,7 @@ final class LoaderFixture: Sendable {
     @Test func aDownServerMeansTheStaleCopyWithAWarning() async throws {
         let fixture = try await LoaderFixture { _ in .photo(11) }
         let first = try await fixture.loader().original(for: fixture.url("/s.jpg"))
-        try fixture.reopenCache()
+        try await fixture.reopenCache()
         fixture.server.setHandler { _ in .text(503) }
 
         let loader = fixture.loader()
@@ -339,11 +339,11 @@ final class LoaderFixture: Sendable {
     @Test func aCorruptedBlobIsNoticedAndFetchedOnce() async throws {
         let fixture = try await LoaderFixture { .revalidating($0, photo: 12) }
         let first = try await fixture.loader().original(for: fixture.url("/b.jpg"))
-        try fixture.reopenCache()
+        try await fixture.reopenCache()
         var bytes = try [UInt8](Data(contentsOf: first.file))
         bytes[bytes.count / 2] ^= 0xFF
         try Data(bytes).write(to: first.file)
-        try fixture.reopenCache()
+        try await fixture.reopenCache()
         fixture.server.resetCounts()
 
         let second = try await fixture.loader().original(for: fixture.url("/b.jpg"))
@@ -357,7 +357,7 @@ final class LoaderFixture: Sendable {
     @Test func offlineUsesTheCacheAndNamesWhatIsMissing() async throws {
         let fixture = try await LoaderFixture { _ in .photo(13) }
         _ = try await fixture.loader().original(for: fixture.url("/o.jpg"))
-        try fixture.reopenCache()
+        try await fixture.reopenCache()
         fixture.server.resetCounts()
 
         let offline = fixture.loader { $0.offline = true }

@@ -77,8 +77,12 @@ extension BuildSession {
         var gallery = Gallery(
             title: config.title, introHTML: intro, baseURL: config.baseURL, items: items, albums: albums)
         let zips = planAlbumZips(of: &gallery)
-        let previous =
-            recorded ?? RenderedPages.load(from: store, outputDirectory: layout.outputDirectory)
+        let previous: RenderedPages
+        if let recorded {
+            previous = recorded
+        } else {
+            previous = await RenderedPages.load(from: store, outputDirectory: layout.outputDirectory)
+        }
         var site = RenderedSite(record: previous, introSHA256: introSHA256, zips: zips)
         func stage(_ files: [RenderedFile]) throws(BuildError) {
             do {

@@ -265,7 +265,7 @@ extension BuildSession {
         }
         // Without the original (a seeded cache, an evicted download), what an older gallerygen
         // read is shown as it was, without a place.
-        let older = (try? store.olderMetadata(keys: Array(Set(gone.values)))) ?? [:]
+        let older = (try? await store.olderMetadata(keys: Array(Set(gone.values)))) ?? [:]
         for (index, key) in gone {
             guard let metadata = older[key],
                 case .done(let original, var image, let wasProcessed, let loadWarnings, let imagingWarnings) =

@@ -38,7 +38,7 @@ extension BuildSession {
         if leavesUpToDate, options.refresh, !options.full {
             // Asks about every URL first (``unchangedSiteCheck(_:)``).
             context.refreshBaseline = try? await store.upToDate()
-        } else if usesUpToDate, !options.full, let feedSHA256 = currentFeedSHA256(),
+        } else if usesUpToDate, !options.full, let feedSHA256 = await currentFeedSHA256(),
             let (published, record) = try? await store.upToDate(),
             options.clock.now.timeIntervalSince1970 < record.freshUntil,
             record.inputs == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256),
@@ -54,7 +54,7 @@ extension BuildSession {
             return
         }
         do {
-            try store.forgetUpToDate()
+            try await store.forgetUpToDate()
         } catch {
             // The record's inputs and stamps still guard it; the build says so, and leaves none.
             let warning =
@@ -87,7 +87,7 @@ extension BuildSession {
         var urls = sources.compactMap { $0?.description }
         urls += photos.compactMap { $0.motion.flatMap(CanonicalURL.init)?.description }
         if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
-        return cache.freshUntil(of: urls)
+        return cache.files.freshUntil(of: urls)
     }
 
     /// For a `--refresh` build with the last build's record: the question whether the site that
@@ -140,11 +140,15 @@ extension BuildSession {
 
     /// The feed's content hash as a build would read it now, without parsing it: a feed file's
     /// bytes, or a remote feed's cached copy (fresh, or the check fails on `freshUntil`).
-    private func currentFeedSHA256() -> String? {
+    private func currentFeedSHA256() async -> String? {
         switch layout.feed {
         case .file(let file): (try? PlainFile.read(file)).map { sha256Hex(of: $0) }
         case .remote(let url):
-            CanonicalURL(url).flatMap { try? store.urlRecord(for: $0.description)?.sha256 }
+            if let source = CanonicalURL(url) {
+                await cache.files.storedRecord(for: source.description)?.sha256
+            } else {
+                nil
+            }
         case .folder: nil
         }
     }
@@ -183,7 +187,7 @@ extension BuildSession {
         inputs += "intro \(introSHA256 ?? "none")\nfeed \(feedSHA256)\n"
         // Thumbnails or originals removed from the cache are made or fetched again by a build,
         // as they would be without this check.
-        for folder in cache.fileFolders {
+        for folder in cache.files.fileFolders {
             let status = FileStatus(folder)
             inputs += "cache \(folder.lastPathComponent) \(status?.modifiedNanoseconds ?? 0) \(status?.inode ?? 0)\n"
         }

@@ -20,7 +20,7 @@ struct BuildSession: Sendable {
     let events: SiteBuilder.EventHandler
     let loader: ImageLoader
     let http: HTTPLoader
-    let cache: DiskCache
+    let cache: BuildCache
     /// What a build remembers, handed by the build's resources (``BuildResources/Environment``).
     let store: BuildStore
     let renditions: RenditionStore
@@ -116,7 +116,7 @@ struct BuildSession: Sendable {
         self.remote = environment.remote
         self.remoteWarning = environment.remoteWarning
         self.cache = environment.cache
-        self.store = environment.store
+        self.store = environment.cache.store
         self.http = environment.http
         self.loader = environment.loader
         let perHost = options.perHost ?? config.perHost
@@ -136,7 +136,7 @@ struct BuildSession: Sendable {
                 )
             )
             self.renditions = RenditionStore(
-                cache: environment.cache, store: environment.store,
+                cache: environment.cache,
                 processor: processor,
                 pool: resources.imagingPool,
                 widths: config.images.widths,
@@ -192,10 +192,10 @@ struct BuildSession: Sendable {
         var cacheWarning: String?
         do {
             try await renditions.persistUses()
-            try cache.persist()
+            try await cache.files.persist()
             // A build with nothing to do added nothing, and used nothing it would mark as used.
             if let limit = config.cacheLimit, case .success(let (report, _, _)) = result, !report.upToDate {
-                let (_, remaining) = try cache.evict(toFit: limit)
+                let (_, remaining) = try await cache.evict(toFit: limit)
                 if remaining > limit {
                     cacheWarning =
                         "the cache holds \(BuildReport.formatBytes(remaining)), over cache_limit "
@@ -206,6 +206,8 @@ struct BuildSession: Sendable {
         } catch {
             cacheWarning = "\(error)"
         }
+        // Where the build's writes to the store end: they are folded into its one file.
+        await cache.checkpoint()
         var (report, feedSHA256, upToDate) = try result.get()
         if let cacheWarning {
             report.warn(cacheWarning, to: events)

@@ -175,6 +175,8 @@ extension BuildSession {
     // MARK: Steps
 
     private func readFeed(_ context: inout BuildContext) async throws(BuildError) {
+        // The cache's URL records, read once, off any lock: the feed's and the photos' loads use them.
+        await cache.files.readRecords()
         // Shared in the document as it comes back, its only holder: not in a copy of its photos.
         var read = try await readFeed()
         read.0.redact(redaction)
@@ -309,7 +311,7 @@ extension BuildSession {
         // The hashes the last build recorded for the originals it published (what the render
         // step reads for its pages): one still as stamped is not cleaned again.
         if config.downloads == .original {
-            context.renderedPages = RenderedPages.load(from: store, outputDirectory: layout.outputDirectory)
+            context.renderedPages = await RenderedPages.load(from: store, outputDirectory: layout.outputDirectory)
         }
         let pages = context.renderedPages
         context.downloads = await planDownloads(

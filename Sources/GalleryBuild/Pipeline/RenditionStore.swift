@@ -19,7 +19,7 @@ final class RenditionStore: Sendable {
     private let inFlight = TaskCoalescer<String, Outcome>()
     /// Sets found in the cache by this build, by key.
     private let known = Mutex<[String: ProcessedImage]>([:])
-    private let cache: DiskCache
+    private let cache: BuildCache
     private let store: BuildStore
     /// Sets used by this build whose last use the store has as over an hour ago.
     private let staleUses = Mutex<[String]>([])
@@ -54,7 +54,7 @@ final class RenditionStore: Sendable {
     }
 
     init(
-        cache: DiskCache, store: BuildStore, processor: ImageProcessor, pool: ImagingPool, widths: [Int],
+        cache: BuildCache, processor: ImageProcessor, pool: ImagingPool, widths: [Int],
         formats: [ImageFormat],
         quality: Int, effort: Int, seed: SiteSeed? = nil, remote: RemoteCache? = nil, locationPlaces: Int? = nil,
         videoSettings: VideoSettings = VideoSettings(), clock: WallClock = .system,
@@ -64,11 +64,11 @@ final class RenditionStore: Sendable {
         self.clock = clock
         self.footage = FootageMeter(changed: footageChanged)
         self.cache = cache
-        self.store = store
+        self.store = cache.store
         self.seed = seed
         self.remote = remote
         self.locationPlaces = locationPlaces
-        self.directory = cache.renditions
+        self.directory = cache.files.renditions
         self.processor = processor
         self.pool = pool
         self.recipe = ImageRecipe(
@@ -207,7 +207,7 @@ final class RenditionStore: Sendable {
     /// The key of `original`'s rendition set, marked as used by this build (never evicted by it).
     func usedSetKey(of original: Original) -> String {
         let key = setKey(ofOriginal: original.sha256)
-        cache.markRenditionSetUsed(key)
+        cache.markSetUsed(key)
         return key
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,12 +9,12 @@ import Synchronization
 
 /// An exclusive advisory lock (flock) on a file in the cache, so that two gallerygen processes
 /// never write one cache. The kernel drops it if the process dies.
-final class CacheLock: Sendable {
+package final class CacheLock: Sendable {
     private let descriptor: Int32
     private let released = Mutex(false)
 
     /// Takes the lock, waiting up to `patience` for another process to let it go.
-    init(file: URL, patience: Duration = .seconds(10)) throws {
+    package init(file: URL, patience: Duration = .seconds(10)) throws {
         let descriptor = open(file.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw LoadingError(
@@ -36,7 +36,7 @@ final class CacheLock: Sendable {
     }
 
     /// Lets the lock go now (it also goes when the value is released).
-    func release() {
+    package func release() {
         let wasReleased = released.withLock { released in
             defer { released = true }
             return released

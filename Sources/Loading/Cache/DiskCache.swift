@@ -4,44 +4,40 @@ import GalleryCore
 import GalleryJSON
 import Synchronization
 
-/// The persistent cache a build (and CI, between runs) keeps: `CACHE/v1/blobs/<sha256>` for
-/// originals, `CACHE/v1/renditions/` for thumbnails, the records of both in the build store
-/// (`CACHE/v1/store.sqlite`, ``BuildStore``), `CACHE/v1/tmp/` for transfers under way, and a
-/// lock.
+/// The loader's part of the persistent cache a build (and CI, between runs) keeps:
+/// `CACHE/v1/blobs/<sha256>` for originals, their URL records in the build store
+/// (``URLRecordTable``), `CACHE/v1/tmp/` for transfers under way, and the folder thumbnails are
+/// kept in (`CACHE/v1/renditions/`, whose records are the build's). The build's cache front
+/// (GalleryBuild's `BuildCache`) takes the cache's lock and opens the store before it makes this.
 ///
 /// Blobs are written before the records that name them; the records that changed are written in
-/// one transaction. Opening the cache takes the lock, removes leftovers of a killed run and takes
-/// over the records of a cache written before the store (`index.json`, `renditions/*.json`). The
-/// URL records are read on first use (a build with nothing to do never reads them), dropping
+/// one transaction. Making it removes leftovers of a killed run and takes over the URL records
+/// of a cache written before the store (`index.json`). The URL records are read when a build
+/// first needs them (``readRecords()``: a build with nothing to do never reads them), dropping
 /// those whose blob is missing or has the wrong size. A blob whose modification time changed is
 /// hashed again before use, so a blob damaged between builds is noticed and fetched anew.
 package final class DiskCache: Sendable {
     package let root: URL
-    let blobs: URL
+    package let blobs: URL
     /// ``blobs``' path, one string for every original in the cache (``Original/init(source:inBlobs:sha256:byteCount:contentType:validators:origin:)``).
     let blobFolder: String
     let temporary: URL
     package let renditions: URL
-    private let store: BuildStore
-    /// The build store the records are kept in, for the other stages' records.
-    package var buildStore: BuildStore { store }
+    package let store: BuildStore
     /// The folders of the cache's files: one whose entries changed (a file added, removed or
     /// replaced) holds other files than the last build left.
     package var fileFolders: [URL] { [blobs, renditions] }
-    /// Why the store on disk could not be used, when it could not (a warning for the report).
-    package let storeProblem: String?
-    private let lock: CacheLock
     private let state: Mutex<State>
+    /// The one read of the records, shared by every caller that asks while it runs.
+    private let reading = Mutex<Task<Void, Never>?>(nil)
 
     private struct State {
-        /// Whether the records have been read from the store: on first use, so that a build
-        /// with nothing to do (``BuildStore/upToDate``) never reads 100,000 of them.
+        /// Whether the records have been read from the store: when a build first needs them, so
+        /// that a build with nothing to do never reads 100,000 of them.
         var isLoaded = false
         var records: [String: CacheRecord] = [:]
         /// Blobs the current build uses: never evicted.
         var usedBlobs: Set<String> = []
-        /// Rendition sets the current build uses: never evicted.
-        var usedRenditionSets: Set<String> = []
         /// The records as the store holds them; nil while they are written, and after a write
         /// that failed (so the next persist writes them all again).
         var persisted: [String: CacheRecord]? = [:]
@@ -57,9 +53,11 @@ package final class DiskCache: Sendable {
         var records: [CacheRecord]
     }
 
-    /// Opens (creating it if needed) the cache in `directory`.
-    package init(directory: URL) throws {
-        root = directory.appendingPathComponent("v1")
+    /// The cache's folders in `root` (`CACHE/v1`, made if needed), its URL records kept in
+    /// `store`. The caller holds the cache's lock.
+    package init(root: URL, store: BuildStore) throws {
+        self.root = root
+        self.store = store
         blobs = root.appendingPathComponent("blobs")
         blobFolder = blobs.path
         temporary = root.appendingPathComponent("tmp")
@@ -80,26 +78,42 @@ package final class DiskCache: Sendable {
                     underlying: error as NSError)
             }
         }
-        lock = try CacheLock(file: root.appendingPathComponent("lock"))
-        let legacySets = Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
-        let opening = BuildStore.open(at: root.appendingPathComponent(BuildStore.fileName))
-        store = opening.store
-        storeProblem = opening.problem
+        Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
         Self.takeOverLegacyIndex(in: root, into: store)
-        Self.takeOverLegacySets(legacySets, in: renditions, into: store)
         state = Mutex(State())
     }
 
-    /// Runs `body` on the state, with the records read from the store first if they are not yet.
-    private func withRecords<Value>(_ body: (inout State) -> Value) -> Value {
-        state.withLock { state in
-            if !state.isLoaded {
-                let (records, status) = Self.loadRecords(from: store, blobs: blobs)
-                (state.records, state.persisted, state.statusAtOpen) = (records, records, status)
-                state.isLoaded = true
+    /// Reads the URL records from the store, once, without holding a lock or a thread while it
+    /// runs: a build calls it before it loads anything.
+    package func readRecords() async {
+        let task = reading.withLock { reading in
+            if let reading { return reading }
+            let task = Task { [store, blobs] in
+                let loaded = await Self.loadRecords(from: store, blobs: blobs)
+                self.install(loaded)
             }
-            return body(&state)
+            reading = task
+            return task
         }
+        await task.value
+    }
+
+    /// Takes `loaded` as the records, unless they were read already.
+    private func install(_ loaded: ([String: CacheRecord], [String: FileStatus])) {
+        state.withLock { state in
+            guard !state.isLoaded else { return }
+            (state.records, state.persisted, state.statusAtOpen) = (loaded.0, loaded.0, loaded.1)
+            state.isLoaded = true
+        }
+    }
+
+    /// Runs `body` on the state. The records are read by ``readRecords()`` first; code that did
+    /// not ask (a test, a tool) has them read here, the one read made while the lock is held.
+    private func withRecords<Value>(_ body: (inout State) -> Value) -> Value {
+        if !state.withLock({ $0.isLoaded }) {
+            install(Self.loadRecordsNow(from: store, blobs: blobs))
+        }
+        return state.withLock { state in body(&state) }
     }
 
     /// Moves the records of `index.json` (a cache written before the store) into the store, once:
@@ -109,46 +123,9 @@ package final class DiskCache: Sendable {
         let file = root.appendingPathComponent(LegacyIndex.fileName)
         guard let data = FileManager.default.contents(atPath: file.path) else { return }
         if let index = try? JSONDecoder().decode(LegacyIndex.self, from: data), index.version == 1 {
-            guard (try? store.save(urlRecords: index.records, removing: [])) != nil else { return }
+            guard (try? store.saveNow(urlRecords: index.records)) != nil else { return }
         }
         try? FileManager.default.removeItem(at: file)
-    }
-
-    /// Moves the rendition records of a cache written before the store (`renditions/<key>.json`)
-    /// into the store, each with its file's time as its last use: the first build after an
-    /// upgrade encodes nothing again. A record that cannot be read is dropped, as it always was
-    /// (its set is made again when asked for).
-    private static func takeOverLegacySets(_ names: [String], in folder: URL, into store: BuildStore) {
-        guard !names.isEmpty else { return }
-        var sets: [(key: String, record: RenditionSetRecord)] = []
-        for name in names {
-            let file = folder.appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: file.path),
-                let (image, stamps) = try? ProcessedImage.decodeRecord(data)
-            else { continue }
-            let recorded = zip(image.renditions, (stamps ?? "").split(separator: " ")).map { rendition, stamp in
-                let parts = stamp.split(separator: ":")
-                guard parts.count == 2, let modified = Int64(parts[0]), let inode = UInt64(parts[1]) else {
-                    return FileStamp?.none
-                }
-                return FileStamp(size: rendition.byteCount, modified: modified, inode: inode)
-            }
-            let lastUsed = FileStatus(file).map { Double($0.modifiedNanoseconds) / 1e9 } ?? 0
-            sets.append(
-                (
-                    String(name.dropLast(".json".count)),
-                    RenditionSetRecord(image: image, stamps: recorded, lastUsed: lastUsed)
-                ))
-        }
-        guard (try? store.saveRenditionSetsNow(sets)) != nil else { return }
-        for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
-    }
-
-    /// Releases the lock, so that another process (or a new DiskCache) can open the cache.
-    /// Nothing is written after this.
-    package func close() {
-        store.close()
-        lock.release()
     }
 
     // MARK: Records
@@ -180,9 +157,16 @@ package final class DiskCache: Sendable {
 
     package var recordCount: Int { withRecords { $0.records.count } }
 
+    /// The record of `url`: from the records when they have been read, else from the store alone
+    /// (the up-to-date check asks for the feed's, and must not read 100,000 records for it).
+    package func storedRecord(for url: String) async -> CacheRecord? {
+        if state.withLock({ $0.isLoaded }) { return withRecords { $0.records[url] } }
+        return try? await store.urlRecord(for: url)
+    }
+
     /// Writes the records that changed since they were read or last written (and removes those
     /// that went), in one transaction; nothing when none did.
-    package func persist() throws {
+    package func persist() async throws {
         // What is written is taken with the records it is measured against, under one lock: a
         // record stored while the write runs stays unwritten, and is found by the next persist.
         let change: (records: [String: CacheRecord], before: [String: CacheRecord]?, removed: [String])? =
@@ -196,14 +180,9 @@ package final class DiskCache: Sendable {
                 let removed = (before ?? [:]).keys.filter { state.records[$0] == nil }
                 return (state.records, before, removed)
             }
-        // The one checkpoint of a build, where its writes end: every stage's rows (URL records,
-        // thumbnail sets, pages, the published list) are folded into the file, so the folder CI
-        // keeps holds one file. One that fails loses nothing (the log stays, and is read with
-        // the file).
-        defer { try? store.checkpoint() }
         guard let change else { return }
         do {
-            try store.save(urlRecords: change.records, changedSince: change.before, removing: change.removed)
+            try await store.save(urlRecords: change.records, changedSince: change.before, removing: change.removed)
         } catch {
             throw LoadingError(
                 .cache, url: store.file?.path ?? "the cache's store", "cannot write the URL records",
@@ -307,18 +286,13 @@ package final class DiskCache: Sendable {
         }
     }
 
-    /// Marks a rendition set (by its key) as used by this build.
-    package func markRenditionSetUsed(_ name: String) {
-        state.withLock { _ = $0.usedRenditionSets.insert(name) }
-    }
-
-    /// What eviction must keep: blobs and rendition sets this build used, and blobs some record names.
-    func usedSets() -> (blobs: Set<String>, sets: Set<String>, named: Set<String>) {
-        withRecords { state in (state.usedBlobs, state.usedRenditionSets, Set(state.records.values.map(\.sha256))) }
+    /// What eviction must keep of the blobs: those this build used, and those some record names.
+    package func blobsInUse() -> (used: Set<String>, named: Set<String>) {
+        withRecords { state in (state.usedBlobs, Set(state.records.values.map(\.sha256))) }
     }
 
     /// Last use per blob: the latest of the records naming it.
-    func blobLastUse() -> [String: Double] {
+    package func blobLastUse() -> [String: Double] {
         withRecords { state in
             state.records.values.reduce(into: [:]) { result, record in
                 result[record.sha256] = max(result[record.sha256] ?? 0, record.lastUsed)
@@ -326,38 +300,43 @@ package final class DiskCache: Sendable {
         }
     }
 
-    func removeRecords(withBlob sha256: String) {
+    /// Forgets the records naming a blob eviction removed.
+    package func removeRecords(withBlob sha256: String) {
         withRecords { state in state.records = state.records.filter { $0.value.sha256 != sha256 } }
     }
 
     // MARK: Start-up
 
-    /// Removes what a killed run left (transfers, temporary files); returns the names of the
-    /// rendition records of a cache written before the store, found on the way.
-    private static func removeLeftovers(temporary: URL, renditions: URL, blobs: URL) -> [String] {
+    /// Removes what a killed run left (transfers, temporary files).
+    private static func removeLeftovers(temporary: URL, renditions: URL, blobs: URL) {
         let fileManager = FileManager.default
         for name in (try? fileManager.contentsOfDirectory(atPath: temporary.path)) ?? [] {
             try? fileManager.removeItem(at: temporary.appendingPathComponent(name))
         }
-        var legacySets: [String] = []
         for folder in [renditions, blobs] {
-            for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] {
-                if AtomicFile.isTemporaryName(name) {
-                    try? fileManager.removeItem(at: folder.appendingPathComponent(name))
-                } else if folder == renditions, name.hasSuffix(".json") {
-                    legacySets.append(name)
-                }
+            for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
+            where AtomicFile.isTemporaryName(name) {
+                try? fileManager.removeItem(at: folder.appendingPathComponent(name))
             }
         }
-        return legacySets
     }
 
     /// The store's records whose blob exists with the recorded size, and the status of each
     /// blob; a store that cannot be read is treated as empty (everything is fetched again), never
     /// trusted in part.
-    private static func loadRecords(from store: BuildStore, blobs: URL) -> ([String: CacheRecord], [String: FileStatus])
-    {
-        guard let stored = try? store.urlRecords() else { return ([:], [:]) }
+    private static func loadRecords(from store: BuildStore, blobs: URL) async -> (
+        [String: CacheRecord], [String: FileStatus]
+    ) {
+        checked((try? await store.urlRecords()) ?? [], blobs: blobs)
+    }
+
+    private static func loadRecordsNow(from store: BuildStore, blobs: URL) -> (
+        [String: CacheRecord], [String: FileStatus]
+    ) {
+        checked((try? store.urlRecordsNow()) ?? [], blobs: blobs)
+    }
+
+    private static func checked(_ stored: [CacheRecord], blobs: URL) -> ([String: CacheRecord], [String: FileStatus]) {
         var records: [String: CacheRecord] = [:]
         records.reserveCapacity(stored.count)
         var status: [String: FileStatus] = [:]

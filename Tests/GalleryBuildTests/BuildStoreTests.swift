@@ -1,10 +1,13 @@
 import Foundation
 import GRDB
 import GalleryCore
+import Rendering
 import TestSupport
 import Testing
 
 @testable import BuildStore
+@testable import GalleryBuild
+@testable import Loading
 
 @Suite struct BuildStoreTests {
     static let full = CacheRecord(
@@ -27,7 +30,7 @@ import Testing
 
     /// A store.sqlite that is a link out of the cache (a pull request can commit one) is never
     /// written through: the link goes, the cache gets a store of its own, and the build says so.
-    @Test func aStoreThatIsALinkIsReplacedWithAWord() throws {
+    @Test func aStoreThatIsALinkIsReplacedWithAWord() async throws {
         let folder = try TemporaryDirectory("store-link")
         let outside = folder.file("outside.txt")
         try Data("not the cache's".utf8).write(to: outside)
@@ -45,30 +48,30 @@ import Testing
         #expect(BuildStore.open(at: file).problem == nil, "the next build finds its own store")
     }
 
-    @Test func recordsReadBackWholeWithEveryValueAndWithNone() throws {
+    @Test func recordsReadBackWholeWithEveryValueAndWithNone() async throws {
         let folder = try TemporaryDirectory("store")
         let file = folder.file("store.sqlite")
         let opening = BuildStore.open(at: file)
         #expect(opening.problem == nil)
-        try opening.store.save(urlRecords: [Self.full, Self.bare], removing: [])
+        try await opening.store.save(urlRecords: [Self.full, Self.bare], removing: [])
         opening.store.close()
         #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"), "checkpointed into one file")
 
         let again = BuildStore.open(at: file)
         #expect(again.problem == nil)
-        #expect(sorted(try again.store.urlRecords()) == sorted([Self.full, Self.bare]))
+        #expect(sorted(try await again.store.urlRecords()) == sorted([Self.full, Self.bare]))
         // Only what changed is written; what went is removed.
         var changed = Self.full
         changed.etag = #""new""#
-        try again.store.save(urlRecords: [changed], removing: ["b"])
-        #expect(try again.store.urlRecords() == [changed])
-        try again.store.save(urlRecords: [Self.bare], removing: [], replacingAll: true)
-        #expect(try again.store.urlRecords() == [Self.bare])
+        try await again.store.save(urlRecords: [changed], removing: ["b"])
+        #expect(try await again.store.urlRecords() == [changed])
+        try await again.store.save(urlRecords: [Self.bare], removing: [], replacingAll: true)
+        #expect(try await again.store.urlRecords() == [Self.bare])
         again.store.close()
     }
 
     @Test func recordsWrittenFromTheCachesDictionaryKeepEveryByteAndOnlyChangedOnesAreWrittenWholeOrAsA304Updates()
-        throws
+        async throws
     {
         let folder = try TemporaryDirectory("store")
         let opening = BuildStore.open(at: folder.file("store.sqlite"))
@@ -76,8 +79,8 @@ import Testing
         // Bound by their UTF-8 length, not their count of characters.
         (odd.url, odd.etag, odd.contentType) = ("https://example.com/été/🌅.jpg", "\"ü-\\\"-é\"", "")
         let records = Dictionary(uniqueKeysWithValues: [Self.full, Self.bare, odd].map { ($0.url, $0) })
-        try opening.store.save(urlRecords: records, changedSince: nil, removing: [])
-        #expect(sorted(try opening.store.urlRecords()) == sorted(Array(records.values)))
+        try await opening.store.save(urlRecords: records, changedSince: nil, removing: [])
+        #expect(sorted(try await opening.store.urlRecords()) == sorted(Array(records.values)))
         // Against what was written: the ones that changed are written, the one that went removed.
         // `odd` took a 304 (only the columns it updates, some of them emptied); `full` new bytes.
         var changed = records
@@ -93,14 +96,14 @@ import Testing
         changed[Self.bare.url] = nil
         #expect(records[odd.url]?.withRevalidation(of: changed[odd.url]!) == changed[odd.url])
         #expect(records[Self.full.url]?.withRevalidation(of: changed[Self.full.url]!) != changed[Self.full.url])
-        try opening.store.save(urlRecords: changed, changedSince: records, removing: [Self.bare.url])
-        #expect(sorted(try opening.store.urlRecords()) == sorted(Array(changed.values)))
+        try await opening.store.save(urlRecords: changed, changedSince: records, removing: [Self.bare.url])
+        #expect(sorted(try await opening.store.urlRecords()) == sorted(Array(changed.values)))
         opening.store.close()
     }
 
-    @Test func aValueSQLiteRefusesIsAnErrorAndTheStatementServesTheNextRow() throws {
+    @Test func aValueSQLiteRefusesIsAnErrorAndTheStatementServesTheNextRow() async throws {
         let database = try DatabaseQueue()
-        try database.write { db in
+        try await database.write { db in
             try db.execute(sql: "CREATE TABLE t (a TEXT NOT NULL, b INTEGER, c REAL)")
             let insert = try db.makeStatement(sql: "INSERT INTO t (a, b, c) VALUES (?, ?, ?)")
             #expect {
@@ -114,11 +117,11 @@ import Testing
         }
     }
 
-    @Test func renderedPagesReadBackWithTheirFolderAndSources() throws {
+    @Test func renderedPagesReadBackWithTheirFolderAndSources() async throws {
         let folder = try TemporaryDirectory("store")
         let file = folder.file("store.sqlite")
         let store = BuildStore.open(at: file).store
-        #expect(try store.renderedPages() == nil)
+        #expect(try await store.renderedPages() == nil)
         // Words with the top bit set go through SQLite's signed integers and back.
         let sources = PageFingerprint(words: (.max, 1, 0x8000_0000_0000_0000, 42))
         func record(_ seed: UInt64) -> PageRecord {
@@ -128,24 +131,24 @@ import Testing
                     size: Int64(seed) * 100, modified: 1_763_800_000_123_456_789 + Int64(seed), inode: .max - seed))
         }
         let pages = ["index.html": record(1), "photos/a b é.html": record(2), "thumbs/x.avif": record(3)]
-        try store.saveRenderedPages(
+        try await store.saveRenderedPages(
             output: "/site/public", sources: sources, changed: pages.map { ($0.key, $0.value) }, removed: [],
             replacingAll: true)
         store.close()
 
         let again = BuildStore.open(at: file).store
-        let stored = try #require(try again.renderedPages())
+        let stored = try await #require(try again.renderedPages())
         #expect(stored.output == "/site/public" && stored.sources == sources)
         #expect(stored.pages == pages)
         // Only what changed is written; what went is removed; another folder replaces all.
-        try again.saveRenderedPages(
+        try await again.saveRenderedPages(
             output: "/site/public", sources: sources, changed: [("index.html", record(9))],
             removed: ["thumbs/x.avif"], replacingAll: false)
-        #expect(try again.renderedPages()?.pages == ["index.html": record(9), "photos/a b é.html": record(2)])
-        try again.saveRenderedPages(
+        #expect(try await again.renderedPages()?.pages == ["index.html": record(9), "photos/a b é.html": record(2)])
+        try await again.saveRenderedPages(
             output: "/elsewhere", sources: sources, changed: [("a.html", record(4))], removed: [], replacingAll: true)
-        #expect(try again.renderedPages()?.pages == ["a.html": record(4)])
-        #expect(try again.renderedPages()?.output == "/elsewhere")
+        #expect(try await again.renderedPages()?.pages == ["a.html": record(4)])
+        #expect(try await again.renderedPages()?.output == "/elsewhere")
         again.close()
     }
 
@@ -174,7 +177,7 @@ import Testing
         let read = try #require(try await BuildStore.open(at: file).store.upToDate())
         #expect(read.0 == published && read.1 == record)
 
-        try store.forgetUpToDate()
+        try await store.forgetUpToDate()
         #expect(try await store.upToDate() == nil)
         #expect(try await store.publishedFiles() == published, "the list stays")
 
@@ -193,29 +196,29 @@ import Testing
         #expect(try await store.upToDate() == nil)
     }
 
-    @Test func aStoreOfAnEarlierVersionIsUpgradedWithItsRecords() throws {
+    @Test func aStoreOfAnEarlierVersionIsUpgradedWithItsRecords() async throws {
         let folder = try TemporaryDirectory("store")
         let file = folder.file("store.sqlite")
         do {
             let database = try DatabaseQueue(path: file.path)
-            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-            try BuildStore.migrator.migrate(database, upTo: "v1: URL records")
-            try database.write { db in
+            try await database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            try BuildCache.schema.migrator.migrate(database, upTo: "v1: URL records")
+            try await database.write { db in
                 // v1's columns: all but `link` (v8), the last.
-                let columns = CacheRecord.columns.dropLast()
+                let columns = URLRecordTable.Column.allCases.dropLast().map(\.name)
                 try db.execute(
                     sql: "INSERT INTO url_record (\(columns.joined(separator: ", "))) VALUES ("
                         + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
                     arguments: StatementArguments(Self.full.columnValues.dropLast().map(\.databaseValue)))
             }
-            #expect(try database.read { db in try db.tableExists("rendition_set") } == false)
+            #expect(try await database.read { db in try db.tableExists("rendition_set") } == false)
             try database.close()
         }
         let opening = BuildStore.open(at: file)
         #expect(opening.problem == nil)
-        #expect(try opening.store.urlRecords() == [Self.full])
-        #expect(try opening.store.renderedPages() == nil)
-        #expect(try opening.store.renditionSetSummaries().isEmpty)
+        #expect(try await opening.store.urlRecords() == [Self.full])
+        #expect(try await opening.store.renderedPages() == nil)
+        #expect(try await opening.store.renditionSetSummaries().isEmpty)
         opening.store.close()
         #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"), "checkpointed into one file")
     }
@@ -272,11 +275,11 @@ import Testing
         try await store.saveRenditionSets([("k1", bare), ("k2", record)])
         #expect(try await store.renditionSet(key: "k1") == bare, "a set replaced keeps none of its old files")
         try await store.touchRenditionSets(["k2"], at: 1_800_000_000)
-        let summaries = try store.renditionSetSummaries().sorted { $0.key < $1.key }
+        let summaries = try await store.renditionSetSummaries().sorted { $0.key < $1.key }
         #expect(summaries.map(\.key) == ["k1", "k2"])
         #expect(summaries[1].fileNames == ["a-480.avif", "a-960.webp"] && summaries[1].bytes == 1234 + 5678)
         #expect(summaries[1].lastUsed == 1_800_000_000)
-        try store.removeRenditionSets(["k1"])
+        try await store.removeRenditionSets(["k1"])
         #expect(try await store.renditionSet(key: "k1") == nil)
         #expect(
             try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rendition") } == 2)
@@ -292,12 +295,12 @@ import Testing
     /// A file that is not a database, one cut short, one from a newer gallerygen: each is said in
     /// a sentence, and the build gets a store that works; one locked by another program is read,
     /// and written once the lock is gone.
-    @Test func aStoreThatCannotBeUsedIsSaidAndMadeAnew() throws {
+    @Test func aStoreThatCannotBeUsedIsSaidAndMadeAnew() async throws {
         let folder = try TemporaryDirectory("store")
-        func made(_ name: String) throws -> URL {
+        func made(_ name: String) async throws -> URL {
             let file = folder.file(name)
             let opening = BuildStore.open(at: file)
-            try opening.store.save(
+            try await opening.store.save(
                 urlRecords: (0..<2_000).map { number in
                     var record = Self.full
                     record.url = "https://example.com/\(number).jpg"
@@ -311,45 +314,45 @@ import Testing
         try Data(repeating: 0x41, count: 10_000).write(to: garbage)
         let fromGarbage = BuildStore.open(at: garbage)
         #expect(fromGarbage.problem?.contains("not a gallerygen store") == true, "\(fromGarbage.problem ?? "")")
-        #expect(try fromGarbage.store.urlRecords().isEmpty)
-        try fromGarbage.store.save(urlRecords: [Self.bare], removing: [])
+        #expect(try await fromGarbage.store.urlRecords().isEmpty)
+        try await fromGarbage.store.save(urlRecords: [Self.bare], removing: [])
         #expect(fromGarbage.store.file == garbage, "made anew in its place")
         fromGarbage.store.close()
         #expect(BuildStore.open(at: garbage).problem == nil)
 
-        let cut = try made("cut.sqlite")
+        let cut = try await made("cut.sqlite")
         let data = try Data(contentsOf: cut)
         try data.prefix(data.count / 2).write(to: cut)
         let fromCut = BuildStore.open(at: cut)
         #expect(fromCut.problem?.contains("made anew") == true, "\(fromCut.problem ?? "")")
-        #expect(try fromCut.store.urlRecords().isEmpty, "never trusted in part")
+        #expect(try await fromCut.store.urlRecords().isEmpty, "never trusted in part")
         fromCut.store.close()
 
-        let newer = try made("newer.sqlite")
+        let newer = try await made("newer.sqlite")
         let queue = try DatabaseQueue(path: newer.path)
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
         }
         try queue.close()
         let fromNewer = BuildStore.open(at: newer)
         #expect(fromNewer.problem?.contains("made by a newer gallerygen") == true, "\(fromNewer.problem ?? "")")
-        #expect(try fromNewer.store.urlRecords().isEmpty)
+        #expect(try await fromNewer.store.urlRecords().isEmpty)
         fromNewer.store.close()
 
         // Locked by another program: read as it is (WAL lets readers in), and a write waits a
         // moment, then fails with the reason (the build reports it and keeps its site).
-        let locked = try made("locked.sqlite")
+        let locked = try await made("locked.sqlite")
         let holder = try SQLiteLockHolder(database: locked)
         let fromLocked = BuildStore.open(at: locked)
         #expect(fromLocked.problem == nil)
-        #expect(try fromLocked.store.urlRecords().count == 2_000)
-        let refused = #expect(throws: DatabaseError.self) {
-            try fromLocked.store.save(urlRecords: [Self.bare], removing: [])
+        #expect(try await fromLocked.store.urlRecords().count == 2_000)
+        let refused = await #expect(throws: DatabaseError.self) {
+            try await fromLocked.store.save(urlRecords: [Self.bare], removing: [])
         }
         #expect(refused?.resultCode == .SQLITE_BUSY)
         holder.release()
-        try fromLocked.store.save(urlRecords: [Self.bare], removing: [])
+        try await fromLocked.store.save(urlRecords: [Self.bare], removing: [])
         fromLocked.store.close()
-        #expect(try BuildStore.open(at: locked).store.urlRecords().count == 2_001)
+        #expect(try await BuildStore.open(at: locked).store.urlRecords().count == 2_001)
     }
 }

@@ -1,7 +1,7 @@
 import BuildStore
 package import Foundation
 import GalleryCore
-import GalleryJSON
+import Loading
 
 /// What the cache holds, for `gallerygen cache info`.
 package struct CacheInfo: Sendable, Equatable {
@@ -17,7 +17,7 @@ package struct CacheInfo: Sendable, Equatable {
     package var totalBytes: Int64 { blobBytes + renditionBytes }
 }
 
-extension DiskCache {
+extension BuildCache {
     /// One thing eviction can remove: a blob (with the records naming it), a rendition set (with
     /// its record), or a file of the renditions folder that no set names (left by a killed run).
     private struct Entry {
@@ -33,10 +33,13 @@ extension DiskCache {
         }
     }
 
-    package func info() -> CacheInfo {
-        var info = CacheInfo(records: recordCount, blobCount: 0, blobBytes: 0, renditionSets: 0, renditionBytes: 0)
+    /// What the cache holds, for `gallerygen cache info`.
+    package func info() async -> CacheInfo {
+        await files.readRecords()
+        var info = CacheInfo(
+            records: files.recordCount, blobCount: 0, blobBytes: 0, renditionSets: 0, renditionBytes: 0)
         var oldest = Double.infinity
-        for entry in entries() {
+        for entry in await entries() {
             switch entry.kind {
             case .blob:
                 info.blobCount += 1
@@ -59,9 +62,11 @@ extension DiskCache {
     /// which stay over `limit` when what the build used alone is more. Writes the records
     /// afterwards.
     @discardableResult
-    package func evict(toFit limit: Int64) throws -> (removed: Int64, remaining: Int64) {
-        let (usedBlobs, usedSets, named) = self.usedSets()
-        var entries = self.entries()
+    package func evict(toFit limit: Int64) async throws -> (removed: Int64, remaining: Int64) {
+        await files.readRecords()
+        let (usedBlobs, named) = files.blobsInUse()
+        let usedSets = setsInUse
+        var entries = await self.entries()
         var total = entries.reduce(0) { $0 + $1.bytes }
         var removed: Int64 = 0
         var removedSets: [String] = []
@@ -81,21 +86,22 @@ extension DiskCache {
             guard total > limit || orphan else { continue }
             for file in entry.files { try? FileManager.default.removeItem(at: file) }
             switch entry.kind {
-            case .blob(let sha256): removeRecords(withBlob: sha256)
+            case .blob(let sha256): files.removeRecords(withBlob: sha256)
             case .set(let key): removedSets.append(key)
             case .strayRendition: break
             }
             total -= entry.bytes
             removed += entry.bytes
         }
-        try buildStore.removeRenditionSets(removedSets)
-        try persist()
+        try await store.removeRenditionSets(removedSets)
+        try await files.persist()
         return (removed, total)
     }
 
-    private func entries() -> [Entry] {
+    private func entries() async -> [Entry] {
         let fileManager = FileManager.default
-        let lastUse = blobLastUse()
+        let (blobs, renditions) = (files.blobs, files.renditions)
+        let lastUse = files.blobLastUse()
         var entries: [Entry] = []
         for name in (try? fileManager.contentsOfDirectory(atPath: blobs.path)) ?? []
         where !AtomicFile.isTemporaryName(name) {
@@ -105,7 +111,7 @@ extension DiskCache {
                     files: [file], bytes: Self.size(of: file), lastUsed: lastUse[name] ?? 0, kind: .blob(sha256: name)))
         }
         // A store that cannot be read now tells nothing of the sets: their files are left alone.
-        guard let sets = try? buildStore.renditionSetSummaries() else { return entries }
+        guard let sets = try? await store.renditionSetSummaries() else { return entries }
         var named: Set<String> = []
         for set in sets {
             named.formUnion(set.fileNames)

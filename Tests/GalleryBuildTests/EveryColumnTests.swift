@@ -1,9 +1,12 @@
 import Foundation
 import GalleryCore
+import Rendering
 import TestSupport
 import Testing
 
 @testable import BuildStore
+@testable import GalleryBuild
+@testable import Loading
 
 /// Every field of every record the store keeps reads back as it was written. Each record is
 /// written with every field set (checked by Mirror: a field added to a record and not given a
@@ -33,7 +36,7 @@ import Testing
             case let list as [Any]:
                 for (index, element) in list.enumerated() { found += unset(in: element, at: "\(place)[\(index)]") }
             case is ProcessedImage, is PhotoMetadata, is CameraDetails, is VideoDetails, is Placeholder, is Rendition,
-                is CaptureTime, is FileStamp:
+                is CaptureTime, is FileStamp, is PageRecord, is PublishedFiles, is UpToDateRecord:
                 found += unset(in: inner, at: place)
             default: break
             }
@@ -77,14 +80,14 @@ import Testing
             lastUsed: 1_763_800_000.5)
     }()
 
-    @Test func aURLRecordKeepsEveryField() throws {
+    @Test func aURLRecordKeepsEveryField() async throws {
         #expect(Self.unset(in: Self.urlRecord) == [], "every field of the record given a value")
         let folder = try TemporaryDirectory("store")
         let opening = BuildStore.open(at: folder.file("store.sqlite"))
-        try opening.store.save(urlRecords: [Self.urlRecord], removing: [])
+        try await opening.store.save(urlRecords: [Self.urlRecord], removing: [])
         opening.store.close()
         let again = BuildStore.open(at: folder.file("store.sqlite"))
-        #expect(try again.store.urlRecords() == [Self.urlRecord])
+        #expect(try await again.store.urlRecords() == [Self.urlRecord])
         again.store.close()
     }
 
@@ -96,6 +99,46 @@ import Testing
         opening.store.close()
         let again = BuildStore.open(at: folder.file("store.sqlite"))
         #expect(try await again.store.renditionSet(key: "k") == Self.renditionSet)
+        again.store.close()
+    }
+
+    @Test func aRenderedPageKeepsEveryField() async throws {
+        let page = PageRecord(
+            fingerprint: PageFingerprint(words: (.max, 1, 0x8000_0000_0000_0000, 42)),
+            stamp: FileStamp(size: 5_678, modified: 1_763_800_000_123_456_789, inode: .max))
+        let sources = PageFingerprint(words: (7, .max, 9, 0x8000_0000_0000_0001))
+        #expect(Self.unset(in: page) == [], "every field of the record given a value")
+        let folder = try TemporaryDirectory("store")
+        let opening = BuildStore.open(at: folder.file("store.sqlite"))
+        try await opening.store.saveRenderedPages(
+            output: "/site/public", sources: sources, changed: [("photos/a.html", page)], removed: [],
+            replacingAll: true)
+        opening.store.close()
+        let again = BuildStore.open(at: folder.file("store.sqlite"))
+        let read = try #require(try await again.store.renderedPages())
+        #expect(read.output == "/site/public" && read.sources == sources && read.pages == ["photos/a.html": page])
+        again.store.close()
+    }
+
+    @Test func thePublishedListAndWhatABuildVouchesForKeepEveryField() async throws {
+        let published = PublishedFiles(
+            output: "/site/public", manifest: FileStamp(size: 912, modified: 1_763_800_000_000_000_007, inode: .max),
+            files: ["index.html", "photos/a.html"])
+        let vouched = UpToDateRecord(
+            inputs: "ab12", freshUntil: 1_763_800_000.25, photos: 2, urls: 3, pages: 4,
+            files: [
+                FileStamp(size: 1, modified: 2, inode: 3), FileStamp(size: 4, modified: 5, inode: .max),
+            ])
+        #expect(Self.unset(in: published) + Self.unset(in: vouched) == [], "every field given a value")
+        let folder = try TemporaryDirectory("store")
+        let opening = BuildStore.open(at: folder.file("store.sqlite"))
+        try await opening.store.savePublishedFiles(published, replacing: nil)
+        try await opening.store.saveUpToDate(vouched, for: published)
+        opening.store.close()
+        let again = BuildStore.open(at: folder.file("store.sqlite"))
+        #expect(try await again.store.publishedFiles() == published)
+        let read = try #require(try await again.store.upToDate())
+        #expect(read.0 == published && read.1 == vouched)
         again.store.close()
     }
 }
