@@ -18,26 +18,26 @@ import Testing
         let process = Process()
         process.executableURL = CommandRun.binary
         process.arguments = ["build", site.url.path, "--quiet"]
+        let exited = Locked<ContinuousClock.Instant>(nil)
+        process.terminationHandler = { _ in exited.set(.now) }
         try process.run()
-        // Polled without suspending: a test suspended here while the rest of the suite holds the
-        // cooperative threads (with its child processes) came back after the build had given the
-        // slow answers up (its 30 s head deadline) and ended on its own.
-        let started = Date()
-        while upstream.photoRequests.filter({ !$0.isConditional }).count < 4 {
-            guard Date().timeIntervalSince(started) < 10 else {
-                Issue.record("four downloads under way: not within 10 s")
-                break
-            }
-            usleep(10_000)
-        }
-        let clock = ContinuousClock()
-        let interrupted = clock.now
-        process.interrupt()
-        try? await waitUntil(seconds: 15, "gallerygen exits") { !process.isRunning }
-        let took = clock.now - interrupted
+        // Interrupted by the server, on its own thread, the moment the fourth download is under
+        // way: a test waiting for a cooperative thread while the rest of the suite held them (with
+        // its child processes) came back after the build had given the slow answers up (its 30 s
+        // head deadline) and ended on its own.
+        let pid = process.processIdentifier
+        let interrupted = Locked<ContinuousClock.Instant>(nil)
+        upstream.server.whenSeen(
+            { seen in seen.requests.filter { $0.path.hasPrefix("/photos/") && !$0.isConditional }.count >= 4 },
+            perform: {
+                interrupted.set(.now)
+                kill(pid, SIGINT)
+            })
+        await exited.until { $0 != nil }
+        let took = try #require(exited.value) - (try #require(interrupted.value, "four downloads under way"))
         print("gallerygen exited \(took) after SIGINT")
 
-        #expect(!process.isRunning, "exits after SIGINT (took \(took); the slow answers would take 30 s)")
+        #expect(took < .seconds(25), "exits after SIGINT, not when the slow answers end (30 s)")
         #expect(process.terminationStatus == 130)
         let cacheFiles = site.folder.allFiles(under: ".gallerygen-cache")
         #expect(

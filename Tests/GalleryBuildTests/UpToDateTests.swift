@@ -255,7 +255,7 @@ import Testing
         // (its templates long read), and before it ends.
         upstream.setDelay(.milliseconds(1500), from: 1)
         let running = Task { try await build(site) }
-        while upstream.photoRequests.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        await upstream.server.seen { seen in seen.requests.contains { $0.path.hasPrefix("/photos/") } }
         let template = site.folder.file("theme/page.mustache")
         try (String(contentsOf: template, encoding: .utf8) + "\n<!-- saved while building -->\n").write(
             to: template, atomically: false, encoding: .utf8)

@@ -430,7 +430,7 @@ import Testing
         let started = ContinuousClock.now
 
         let pass = Task { await loader.revalidateCopies(of: sources, width: 4) { _, _ in } }
-        while fixture.server.requests.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        await fixture.server.seen { $0.requests.count >= 2 }
         pass.cancel()
         _ = await pass.value
 

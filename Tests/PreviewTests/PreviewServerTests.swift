@@ -38,8 +38,9 @@ final class RunningPreview: Sendable {
     }
 
     /// Waits (up to 20 s, a liveness bound) until a log line satisfies `condition`.
-    func waitForLog(_ condition: @escaping (String) -> Bool) async throws {
-        try await waitUntil(seconds: 20, "no such log line in: \(log)") { log.contains(where: condition) }
+    /// Returns once the log holds a line that meets `condition`, as soon as it is logged.
+    func waitForLog(_ condition: @escaping @Sendable (String) -> Bool) async throws {
+        await lines.until { ($0 ?? []).contains(where: condition) }
     }
 }
 
@@ -109,7 +110,8 @@ final class RunningPreview: Sendable {
         let preview = try await RunningPreview(site: site.url, poll: .milliseconds(300))
         try await preview.waitForLog { $0.hasPrefix("2 photos") }
         let polledBefore = upstream.server.count("/feed.json")
-        try await waitUntil(seconds: 20) { upstream.server.count("/feed.json") >= polledBefore + 3 }
+        await upstream.server.seen { seen in seen.requests.filter { $0.path == "/feed.json" }.count >= polledBefore + 3
+        }
         #expect(upstream.server.count("/feed.json") >= polledBefore + 3, "the feed is polled")
         #expect(
             preview.log.filter { $0.hasSuffix("photos") || $0.contains(" photos, ") }.count == 1,
@@ -137,7 +139,7 @@ final class RunningPreview: Sendable {
             numbers.map { #"{"title": "P\#($0)", "imageUrl": "\#(server.baseURL)/photos/\#($0).jpg"}"# }
         }
         try site.writeFeed(feed(Array(1...20)))
-        try await waitUntil(seconds: 20) { server.requests.count >= 4 }
+        await server.seen { $0.requests.count >= 4 }
         #expect(server.requests.count == 4, "four in flight, the rest queued")
 
         let kept = Array(stride(from: 1, through: 19, by: 2))
@@ -149,7 +151,7 @@ final class RunningPreview: Sendable {
         }
         let dropped = stride(from: 2, through: 20, by: 2).map { "/photos/\($0).jpg" }
         let requestedDropped = dropped.filter { server.count($0) > 0 }
-        try await waitUntil(seconds: 3) { Set(server.abortedPaths) == Set(requestedDropped) }
+        await server.seen { Set($0.aborted) == Set(requestedDropped) }
         #expect(!requestedDropped.isEmpty, "some dropped photos were in flight")
         #expect(Set(server.abortedPaths) == Set(requestedDropped), "every dropped transfer in flight was aborted")
         #expect(requestedDropped.count <= 2, "queued dropped photos were never requested: \(requestedDropped)")

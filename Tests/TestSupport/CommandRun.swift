@@ -61,42 +61,19 @@ public struct CommandRun: Sendable {
         try process.run()
         // Read both pipes while the process runs, so that neither can fill up and block it.
         let errorData = Locked<Data>(nil)
-        let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        let errorRead = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            errorData.set(error.fileHandleForReading.readDataToEndOfFile())
+            errorRead.signal()
+        }
         reader.start()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errorData.isSet { Thread.sleep(forTimeInterval: 0.005) }
+        errorRead.wait()
         return CommandRun(
             status: process.terminationStatus,
             standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData.value ?? Data(), as: UTF8.self)
         )
-    }
-}
-
-/// A value many tasks and threads read and change, one at a time.
-public final class Locked<Value: Sendable>: Sendable {
-    private let stored: Mutex<Value?>
-
-    public init(_ initial: Value?) {
-        stored = Mutex(initial)
-    }
-
-    public func set(_ value: Value) {
-        stored.withLock { $0 = value }
-    }
-
-    public var value: Value? { stored.withLock { $0 } }
-
-    public var isSet: Bool { value != nil }
-
-    /// Changes the value in one step (a `value` then `set` from two threads loses one change);
-    /// returns the new value.
-    @discardableResult
-    public func update(_ change: (inout Value?) -> Void) -> Value? {
-        stored.withLock { stored in
-            change(&stored)
-            return stored
-        }
     }
 }

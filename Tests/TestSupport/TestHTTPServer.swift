@@ -64,8 +64,37 @@ public final class TestHTTPServer: Sendable {
         var maxInFlight = 0
         var connections = 0
         var handler: Handler
+
+        var seen: Seen { Seen(requests: requests, aborted: aborted) }
     }
 
+    /// What the server has seen: the requests, in order, and the paths whose answer could not be
+    /// sent.
+    public struct Seen: Sendable {
+        public var requests: [Request]
+        public var aborted: [String]
+    }
+
+    /// Returns once `condition` holds of what the server has seen: checked now and as each
+    /// request arrives or an answer is aborted, never by polling. A test whose condition never
+    /// holds ends at its time limit (or when cancelled).
+    public func seen(_ condition: @escaping @Sendable (Seen) -> Bool) async {
+        await observed.until { $0.map(condition) ?? false }
+    }
+
+    /// Runs `action` once, on the server's thread, as soon as `condition` holds of what the
+    /// server has seen (now, or when a request arrives or an answer is aborted): a test that
+    /// must act at that moment (interrupt a build while its downloads are under way) does not
+    /// depend on a cooperative thread being free to run it. It runs while the server holds its
+    /// lock, so it must not call the server.
+    public func whenSeen(
+        _ condition: @escaping @Sendable (Seen) -> Bool, perform action: @escaping @Sendable () -> Void
+    ) {
+        observed.when({ $0.map(condition) ?? false }, perform: action)
+    }
+
+    /// What ``seen(_:)`` and ``whenSeen(_:perform:)`` watch, changed with the state.
+    private let observed = Locked<Seen>(Seen(requests: [], aborted: []))
     private let state: Mutex<State>
     private let channel: Mutex<(any Channel)?>
     public let port: Int
@@ -106,7 +135,10 @@ public final class TestHTTPServer: Sendable {
     public var abortedPaths: [String] { state.withLock { $0.aborted } }
 
     fileprivate func recordAborted(_ path: String) {
-        state.withLock { $0.aborted.append(path) }
+        state.withLock { state in
+            state.aborted.append(path)
+            observed.set(state.seen)
+        }
     }
     public var maxConcurrent: Int { state.withLock { $0.maxInFlight } }
     /// Connections opened since the server started or its counts were reset.
@@ -128,6 +160,7 @@ public final class TestHTTPServer: Sendable {
             $0.aborted = []
             $0.maxInFlight = 0
             $0.connections = 0
+            observed.set($0.seen)
         }
     }
 
@@ -136,6 +169,7 @@ public final class TestHTTPServer: Sendable {
             state.requests.append(request)
             state.inFlight += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
+            observed.set(state.seen)
             return state.handler(request)
         }
     }
