@@ -7,34 +7,29 @@ extension BuildSession {
     /// album whose time says its zone (the one before it first, on a tie). A clip with no such
     /// photo keeps UTC, and its page says so.
     func placeClipTimes(_ context: inout BuildContext) {
-        let photos = context.photos
-        // Photos' zones only: not another clip's, nor one this step moved.
-        func taken(_ photo: Photo) -> CaptureTime? {
-            guard context.outcomes[photo.index]?.image?.video == nil else { return nil }
-            return photo.metadata.taken ?? context.outcomes[photo.index]?.image?.metadata?.taken
+        // As the step found them: a zone is a photo's, not another clip's, nor one this step moved.
+        let items = context.items
+        func taken(_ item: BuildItem) -> CaptureTime? {
+            guard item.outcome?.image?.video == nil else { return nil }
+            return item.photo.metadata.taken ?? item.outcome?.image?.metadata?.taken
         }
-        for (position, photo) in photos.enumerated() {
-            guard photo.metadata.taken == nil,
-                case .done(let original, var image, let wasProcessed, let warnings, let imagingWarnings) =
-                    context.outcomes[photo.index],
-                image.video != nil, let time = image.metadata?.taken, time.offset == "Z"
+        for (position, item) in items.enumerated() {
+            guard item.photo.metadata.taken == nil, let image = item.outcome?.image, image.video != nil,
+                let time = image.metadata?.taken, time.offset == "Z"
             else { continue }
             var zone: String?
-            for distance in 1..<max(2, photos.count) {
+            for distance in 1..<max(2, items.count) {
                 for neighbour in [position - distance, position + distance]
-                where photos.indices.contains(neighbour) && photos[neighbour].albumPath == photo.albumPath {
-                    if let offset = taken(photos[neighbour])?.offset, offset != "Z" {
+                where items.indices.contains(neighbour) && items[neighbour].photo.albumPath == item.photo.albumPath {
+                    if let offset = taken(items[neighbour])?.offset, offset != "Z" {
                         zone = offset
                         break
                     }
                 }
-                if zone != nil || (position - distance < 0 && position + distance >= photos.count) { break }
+                if zone != nil || (position - distance < 0 && position + distance >= items.count) { break }
             }
             guard let zone, let moved = time.inZone(zone) else { continue }
-            image.metadata?.taken = moved
-            context.outcomes[photo.index] = .done(
-                original: original, image: image, wasProcessed: wasProcessed, warnings: warnings,
-                imagingWarnings: imagingWarnings)
+            context.items[position].outcome?.changeImage { $0.metadata?.taken = moved }
         }
     }
 }

@@ -7,8 +7,6 @@ import Reporting
 
 /// What visitors can download (`downloads:`): each photo's file, and a zip of each album.
 struct PlannedDownloads {
-    /// Each photo's download, by feed index.
-    var photos: [Int: Download] = [:]
     /// The photos' files the output takes: originals (renditions are there already).
     var files: [OutputFile] = []
     /// Originals fetched for this build alone (a `no-store` answer's): removed once written.
@@ -36,8 +34,7 @@ extension BuildSession {
     /// `recorded` gives the hash the last build recorded for a file it wrote, while the file is
     /// still as it left it (its stamp unchanged): an original cleaned then is not cleaned again.
     func planDownloads(
-        photos: [Photo], outcomes: [Int: PhotoOutcome], previous: [String]?,
-        recorded: (String) -> PageFingerprint? = { _ in nil }
+        for items: inout [BuildItem], previous: [String]?, recorded: (String) -> PageFingerprint? = { _ in nil }
     ) async -> PlannedDownloads {
         var plan = PlannedDownloads()
         guard config.downloads != .off else { return plan }
@@ -50,12 +47,13 @@ extension BuildSession {
         // By the original's hash: photos that share bytes share one file.
         var decided: [String: Download?] = [:]
         var notJPEG: [String] = []
-        for photo in photos {
-            guard case .done(let original, let image, _, _, _) = outcomes[photo.index] else { continue }
+        for offset in items.indices {
+            let photo = items[offset].photo
+            guard case .done(let original, let image, _, _, _) = items[offset].outcome else { continue }
             let stem = Self.downloadStem(of: photo)
             let largest = Self.largestDownload(of: image, stem: stem)
             guard config.downloads == .original else {
-                plan.photos[photo.index] = largest
+                items[offset].download = largest
                 continue
             }
             let known: Download?
@@ -69,11 +67,11 @@ extension BuildSession {
                 decided[original.sha256] = known
             }
             guard var download = known else {
-                plan.photos[photo.index] = largest
+                items[offset].download = largest
                 continue
             }
             download.fileName = stem + "." + (download.path.split(separator: ".").last.map(String.init) ?? "")
-            plan.photos[photo.index] = download
+            items[offset].download = download
         }
         if !notJPEG.isEmpty {
             let listed = notJPEG.prefix(3).joined(separator: ", ") + (notJPEG.count > 3 ? ", …" : "")

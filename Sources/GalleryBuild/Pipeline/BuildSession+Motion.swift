@@ -10,16 +10,17 @@ extension BuildSession {
     /// Gives each Live Photo whose still was made its motion's videos. A motion that cannot be
     /// made is a warning: the still is shown alone.
     func makeMotions(_ context: inout BuildContext) async {
-        let wanted = context.photos.compactMap { photo -> (index: Int, motion: URL)? in
-            guard let motion = photo.motion, context.outcomes[photo.index]?.image != nil else { return nil }
-            return (photo.index, motion)
+        let wanted = context.items.indices.compactMap { offset -> (offset: Int, motion: URL)? in
+            let item = context.items[offset]
+            guard let motion = item.photo.motion, item.outcome?.image != nil else { return nil }
+            return (offset, motion)
         }
         guard !wanted.isEmpty else { return }
         typealias Made = Result<(original: Original, outcome: RenditionStore.Outcome), any Error>
         var made: [Int: Made] = [:]
         await withTaskGroup(of: (Int, Made).self) { group in
             var running = 0
-            for (index, motion) in wanted {
+            for (offset, motion) in wanted {
                 if running >= max(4, options.concurrency ?? config.concurrency), let (done, result) = await group.next()
                 {
                     made[done] = result
@@ -38,31 +39,26 @@ extension BuildSession {
                         guard outcome.image.video != nil else {
                             throw MotionProblem(message: "not a clip")
                         }
-                        return (index, .success((original, outcome)))
+                        return (offset, .success((original, outcome)))
                     } catch {
-                        return (index, .failure(error))
+                        return (offset, .failure(error))
                     }
                 }
             }
-            for await (index, result) in group { made[index] = result }
+            for await (offset, result) in group { made[offset] = result }
         }
         var processed: Set<String> = []
-        for (index, motion) in wanted {
-            guard
-                case .done(let original, var image, let wasProcessed, let warnings, let imagingWarnings) =
-                    context.outcomes[index], let result = made[index]
-            else { continue }
+        for (offset, motion) in wanted {
+            guard let result = made[offset] else { continue }
             switch result {
             case .success(let (clip, outcome)):
                 context.motionOriginals.append(clip)
-                image.motion = outcome.image.videos.map { file in
+                let videos = outcome.image.videos.map { file in
                     var file = file
                     file.path = PublicImages.path(of: file)
                     return file
                 }
-                context.outcomes[index] = .done(
-                    original: original, image: image, wasProcessed: wasProcessed, warnings: warnings,
-                    imagingWarnings: imagingWarnings)
+                context.items[offset].outcome?.changeImage { $0.motion = videos }
                 if outcome.wasProcessed, processed.insert(clip.sha256).inserted {
                     context.report.counts.processed += 1
                     context.report.counts.footageSeconds += outcome.image.video?.duration ?? 0

@@ -34,8 +34,8 @@ extension BuildSession {
     /// (``RenderedPages``, read from the store unless a step before read it: `recorded`) is not
     /// rendered again.
     func render(
-        feed: FeedDocument, outcomes: [Int: PhotoOutcome], downloads: [Int: Download] = [:],
-        recorded: RenderedPages? = nil, into staging: OutputWriter.Staging
+        _ buildItems: [BuildItem], albums: [[String]: AlbumNote], recorded: RenderedPages? = nil,
+        into staging: OutputWriter.Staging
     ) async throws(BuildError) -> RenderedSite {
         var intro = ""
         var introSHA256: String?
@@ -60,16 +60,15 @@ extension BuildSession {
         }
         let captions = MarkdownRenderer(allowsRawHTML: false)
         let items = GalleryItem.ordered(
-            feed.photos.map { photo in
-                let outcome = outcomes[photo.index]
-                return GalleryItem(
-                    photo: photo, image: outcome?.image,
-                    failure: outcome?.failureMessage.map { redaction.said(layout.publishedMessage($0)) },
-                    sourceName: displayName(of: photo.source),
-                    captionHTML: photo.captionMarkdown.map { captions.html(from: $0) },
-                    download: downloads[photo.index])
+            buildItems.map { item in
+                GalleryItem(
+                    photo: item.photo, image: item.outcome?.image,
+                    failure: item.outcome?.failureMessage.map { redaction.said(layout.publishedMessage($0)) },
+                    sourceName: displayName(of: item.photo.source),
+                    captionHTML: item.photo.captionMarkdown.map { captions.html(from: $0) },
+                    download: item.download)
             }, by: config.order)
-        let albums = feed.albums.mapValues { note in
+        let albums = albums.mapValues { note in
             AlbumDetails(
                 title: note.title, descriptionHTML: note.descriptionMarkdown.map { captions.html(from: $0) },
                 cover: note.cover, order: note.order)
@@ -133,13 +132,13 @@ extension BuildSession {
     /// `record` is the last build's ``RenderedPages``: a thumbnail it stamped and that is still
     /// as stamped is not read. Returns what was written, and the thumbnails to record.
     func write(
-        pagePaths: [String], outcomes: [Int: PhotoOutcome], photos: [Photo], downloads: [OutputFile] = [],
-        into staging: OutputWriter.Staging, previous: [String]?, record: RenderedPages
+        pagePaths: [String], items: [BuildItem], downloads: [OutputFile] = [], into staging: OutputWriter.Staging,
+        previous: [String]?, record: RenderedPages
     ) async throws(BuildError) -> (OutputWriter.Result, thumbnails: (checked: [UnchangedPage], kept: [UnchangedPage])) {
         var files: [OutputFile] = []
         var seen: Set<String> = []
-        for photo in photos {
-            let image = outcomes[photo.index]?.image
+        for item in items {
+            let image = item.outcome?.image
             for rendition in (image?.renditions ?? []) + (image?.motion ?? [])
             where seen.insert(rendition.path).inserted {
                 files.append(
@@ -157,8 +156,8 @@ extension BuildSession {
         let showsCamera = config.showsCameraDetails
         let locationPlaces = config.location.places
         let signingKey = signingKey
-        let manifestRecord: @Sendable (Photo) -> ManifestPhoto = { [self] photo in
-            let outcome = outcomes[photo.index]
+        let manifestRecord: @Sendable (BuildItem) -> ManifestPhoto = { [self] item in
+            let (photo, outcome) = (item.photo, item.outcome)
             let image = outcome?.image
             var record = ManifestPhoto(
                 id: photo.id,
@@ -192,7 +191,7 @@ extension BuildSession {
         do {
             let thumbnails = try staging.copy(files, recorded: record.recorded)
             let result = try await staging.finish(files: manifestFiles, previous: previous) { sink in
-                try await Manifest.encode(files: manifestFiles, photos: photos, record: manifestRecord, into: sink)
+                try await Manifest.encode(files: manifestFiles, photos: items, record: manifestRecord, into: sink)
             }
             return (result, thumbnails)
         } catch {

@@ -11,30 +11,29 @@ import Rendering
 import Reporting
 import Synchronization
 
-/// What the photo pass did: every photo's outcome, made or found in the cache; or, for a
-/// `--refresh` whose check found every copy unchanged upstream, nothing more (the site stays).
+/// What the photo pass did: every photo made or found in the cache (each item has its
+/// outcome); or, for a `--refresh` whose check found every copy unchanged upstream, nothing more
+/// (the site stays).
 enum PhotoPass {
-    case made([Int: PhotoOutcome])
+    case made
     case siteUnchanged(UnchangedSiteCheck)
 }
 
 /// The load and images stages: every photo loaded and processed, concurrently.
 extension BuildSession {
-    /// Loads and processes every photo, concurrently; returns the outcome per feed index.
-    /// `sources` are the photos' canonical URLs (nil: not loadable).
+    /// Loads and processes every photo, concurrently, and gives each item its outcome.
     /// `unchangedSite`, asked only when every photo's URL was asked about and each answer
     /// confirmed the cached copy (a `--refresh` that found nothing changed upstream), says
     /// whether the site the last build published is this build's too: then no photo is made,
-    /// and the result is nil.
+    /// and the pass says so.
     func processPhotos(
-        _ photos: [Photo], sources: [CanonicalURL?], report: inout BuildReport,
-        unchangedSite check: UnchangedSiteCheck? = nil
+        _ items: inout [BuildItem], report: inout BuildReport, unchangedSite check: UnchangedSiteCheck? = nil
     ) async throws(BuildError) -> PhotoPass {
-        events(.started(.load, total: photos.count))
-        events(.started(.images, total: photos.count))
+        events(.started(.load, total: items.count))
+        events(.started(.images, total: items.count))
         let progress = StageProgress(clock: clock)
         progress.begin(.load)
-        let total = photos.count
+        let total = items.count
         let advanced: @Sendable (BuildStage) -> Void = { [events] stage in
             events(.advanced(stage, done: progress.increment(stage), total: total))
         }
@@ -42,8 +41,8 @@ extension BuildSession {
         // pass over the feed on every core settles them (all of a rebuild within max-age). The
         // rest are revalidated (or fetched): their sets are most likely those of the bytes the
         // cache holds. All the sets' records are read in one go, not one query per photo.
-        var found = await sources.concurrentMap { [loader, renditions] source in
-            guard let source else { return (original: (Original, String)?.none, setKey: String?.none) }
+        var found = await items.concurrentMap { [loader, renditions] item in
+            guard let source = item.source else { return (original: (Original, String)?.none, setKey: String?.none) }
             if let original = loader.availableOriginal(for: source) {
                 let key = renditions.usedSetKey(of: original)
                 return ((original, key), key)
@@ -55,7 +54,7 @@ extension BuildSession {
         let (changed, arrivals) = AsyncStream.makeStream(of: Original.self)
         async let madeEarly: Void = makeImages(of: changed, progress: progress)
         let asked = await revalidateCopies(
-            found: &found, sources: sources, unchangedSite: check?.isUnchanged, changed: arrivals, advanced: advanced)
+            found: &found, of: items, unchangedSite: check?.isUnchanged, changed: arrivals, advanced: advanced)
         arrivals.finish()
         guard !Task.isCancelled else { throw .interrupted }
         if asked.siteUnchanged, let check {
@@ -81,8 +80,6 @@ extension BuildSession {
                 return found
             }
         }
-        var outcomes: [Int: PhotoOutcome] = [:]
-        outcomes.reserveCapacity(photos.count)
         var named = PublicImages()
         // Photos in flight at once: enough to keep every request slot and imaging worker busy,
         // few enough that 100,000 photos are not 100,000 suspended tasks at once (measured: a
@@ -90,46 +87,47 @@ extension BuildSession {
         let width = max(64, 4 * (options.concurrency ?? config.concurrency))
         await withTaskGroup(of: (Int, PhotoOutcome).self) { group in
             var running = 0
-            for (offset, photo) in photos.enumerated() {
+            for offset in items.indices {
+                let (photo, source) = (items[offset].photo, items[offset].source)
                 let original = available[offset]?.original
                 if let original, let image = available[offset]?.image {
-                    outcomes[photo.index] = .done(
+                    items[offset].outcome = .done(
                         original: original, image: named(image), wasProcessed: false, warnings: [],
                         imagingWarnings: [])
                     continue
                 }
                 if let error = asked.failures[offset] {
                     advanced(.images)
-                    outcomes[photo.index] = failed(photo, stage: "load", error: error)
+                    items[offset].outcome = failed(photo, stage: "load", error: error)
                     continue
                 }
-                if running >= width, let (index, outcome) = await group.next() {
-                    outcomes[index] = named(outcome)
+                if running >= width, let (done, outcome) = await group.next() {
+                    items[done].outcome = named(outcome)
                     running -= 1
                 }
                 running += 1
                 group.addTask {
                     let outcome = await process(
-                        photo, source: sources[offset], original: original, loadCounted: asked.counted[offset],
+                        photo, source: source, original: original, loadCounted: asked.counted[offset],
                         progress: progress, advanced: advanced)
-                    return (photo.index, outcome)
+                    return (offset, outcome)
                 }
             }
-            for await (index, outcome) in group { outcomes[index] = named(outcome) }
+            for await (done, outcome) in group { items[done].outcome = named(outcome) }
         }
         guard !Task.isCancelled else { throw .interrupted }
         await madeEarly
-        await readMissingMetadata(into: &outcomes, photos: photos)
+        await readMissingMetadata(of: &items)
         finishTiming(progress, into: &report)
-        tally(outcomes, photos: photos, into: &report)
+        tally(items, into: &report)
         if let seed {
             report.counts.seeded = seed.adopted
             for warning in seed.warnings {
                 report.warn(warning, to: events)
             }
         }
-        report.counts.urls = Set(sources.compactMap { $0 }).count
-        return .made(outcomes)
+        report.counts.urls = Set(items.compactMap(\.source)).count
+        return .made
     }
 
     /// Makes the images of the changed copies the one pass downloads, as they come, a few at a
@@ -177,7 +175,7 @@ extension BuildSession {
     /// one as before. Changed copies are downloaded in the pass and handed to `changed` as they
     /// come, so that their images are made while the pass goes on.
     private func revalidateCopies(
-        found: inout [(original: (Original, String)?, setKey: String?)], sources: [CanonicalURL?],
+        found: inout [(original: (Original, String)?, setKey: String?)], of items: [BuildItem],
         unchangedSite: (@Sendable () async -> Bool)?, changed: AsyncStream<Original>.Continuation,
         advanced: @escaping @Sendable (BuildStage) -> Void
     ) async -> AskedCopies {
@@ -190,7 +188,7 @@ extension BuildSession {
         var positionOf: [CanonicalURL: Int] = [:]
         var photosAt: [Int] = []
         for (offset, found) in found.enumerated() where found.original == nil && found.setKey != nil {
-            guard let source = sources[offset] else { continue }
+            guard let source = items[offset].source else { continue }
             let position = positionOf[source] ?? asked.count
             if position == asked.count {
                 positionOf[source] = position
@@ -234,7 +232,7 @@ extension BuildSession {
             counted: counted, failures: failures, changed: newBytes.withLock { $0 }, urls: asked.count)
     }
 
-    /// What ``revalidateCopies(found:sources:unchangedSite:changed:advanced:)`` found.
+    /// What ``revalidateCopies(found:of:unchangedSite:changed:advanced:)`` found.
     private struct AskedCopies {
         var counted: [Bool]
         var failures: [Int: any Error] = [:]
@@ -247,53 +245,39 @@ extension BuildSession {
     /// Reads what the originals say for sets made before gallerygen read it (a cache from an
     /// earlier version), once per set, where the cache still has the original; warnings go with
     /// the bytes, as libvips' are.
-    private func readMissingMetadata(into outcomes: inout [Int: PhotoOutcome], photos: [Photo]) async {
+    private func readMissingMetadata(of items: inout [BuildItem]) async {
         var wanted: [String: URL] = [:]
-        var keys: [Int: String] = [:]
-        var gone: [Int: String] = [:]
-        for photo in photos {
-            guard case .done(let original, let image, _, _, _) = outcomes[photo.index], image.metadata == nil else {
-                continue
-            }
+        // The set's key of each photo that needs it, by offset, and whether its original is gone.
+        var keys: [(offset: Int, key: String, isGone: Bool)] = []
+        for (offset, item) in items.enumerated() {
+            guard case .done(let original, let image, _, _, _) = item.outcome, image.metadata == nil else { continue }
             let key = renditions.setKey(ofOriginal: original.sha256)
-            guard FileStatus(original.file)?.isRegularFile == true else {
-                gone[photo.index] = key
-                continue
-            }
-            keys[photo.index] = key
-            if wanted[key] == nil { wanted[key] = original.file }
+            let isGone = FileStatus(original.file)?.isRegularFile != true
+            keys.append((offset, key, isGone))
+            if !isGone, wanted[key] == nil { wanted[key] = original.file }
         }
+        guard !keys.isEmpty else { return }
         // Without the original (a seeded cache, an evicted download), what an older gallerygen
         // read is shown as it was, without a place.
-        let older = (try? await store.olderMetadata(keys: Array(Set(gone.values)))) ?? [:]
-        for (index, key) in gone {
-            guard let metadata = older[key],
-                case .done(let original, var image, let wasProcessed, let loadWarnings, let imagingWarnings) =
-                    outcomes[index]
-            else { continue }
-            image.metadata = metadata
-            outcomes[index] = .done(
-                original: original, image: image, wasProcessed: wasProcessed, warnings: loadWarnings,
-                imagingWarnings: imagingWarnings)
-        }
-        guard !wanted.isEmpty else { return }
-        let found = await renditions.readMetadata(of: wanted.map { ($0.key, $0.value) })
-        for photo in photos {
-            guard let key = keys[photo.index], let (metadata, warnings) = found[key],
-                case .done(let original, var image, let wasProcessed, let loadWarnings, let imagingWarnings) =
-                    outcomes[photo.index]
-            else { continue }
-            image.metadata = metadata
-            outcomes[photo.index] = .done(
-                original: original, image: image, wasProcessed: wasProcessed, warnings: loadWarnings,
-                imagingWarnings: imagingWarnings + warnings)
+        let gone = Set(keys.filter(\.isGone).map(\.key))
+        let older = gone.isEmpty ? [:] : ((try? await store.olderMetadata(keys: Array(gone))) ?? [:])
+        let found = wanted.isEmpty ? [:] : await renditions.readMetadata(of: wanted.map { ($0.key, $0.value) })
+        for (offset, key, isGone) in keys {
+            if isGone {
+                guard let metadata = older[key] else { continue }
+                items[offset].outcome?.changeImage { $0.metadata = metadata }
+            } else {
+                guard let (metadata, warnings) = found[key] else { continue }
+                items[offset].outcome?.changeImage { $0.metadata = metadata }
+                items[offset].outcome?.addImagingWarnings(warnings)
+            }
         }
     }
 
     /// Loads (unless `original` is already known) and processes one photo. Failures and warnings
     /// are announced as they happen (`--verbose` prints them then) and kept for the report.
     /// `loadCounted`: the load stage's progress counted the photo already (when its URL's
-    /// answer came in ``revalidateCopies(found:sources:advanced:)``).
+    /// answer came in ``revalidateCopies(found:of:unchangedSite:changed:advanced:)``).
     func process(
         _ photo: Photo, source: CanonicalURL?, original known: Original?, loadCounted: Bool = false,
         progress: StageProgress, advanced: @Sendable (BuildStage) -> Void
@@ -346,20 +330,15 @@ extension BuildSession {
     }
 
     /// Clips met on a machine without ffmpeg leave the gallery (each is a warning, from
-    /// ``tally(_:photos:into:)``): a tile that can show nothing is worse than none.
+    /// ``tally(_:into:)``): a tile that can show nothing is worse than none.
     func leaveOutClipsWithoutFFmpeg(_ context: inout BuildContext) {
-        let leftOut = Set(
-            context.outcomes.compactMap { index, outcome -> Int? in
-                guard case .failed(let failure, _, _) = outcome, failure.cause == FailureCause.videoToolMissing
-                else { return nil }
-                return index
-            })
-        guard !leftOut.isEmpty else { return }
-        let kept = context.photos.indices.filter { !leftOut.contains(context.photos[$0].index) }
-        context.photos = kept.map { context.photos[$0] }
-        context.sources = kept.map { context.sources[$0] }
-        for index in leftOut { context.outcomes[index] = nil }
-        context.report.counts.photos = context.photos.count
+        func isLeftOut(_ item: BuildItem) -> Bool {
+            guard case .failed(let failure, _, _) = item.outcome else { return false }
+            return failure.cause == FailureCause.videoToolMissing
+        }
+        guard context.items.contains(where: isLeftOut) else { return }
+        context.items.removeAll(where: isLeftOut)
+        context.report.counts.photos = context.items.count
     }
 
     func failed(
@@ -382,19 +361,19 @@ extension BuildSession {
         return .failed(failure, original: original, warnings: warnings)
     }
 
-    func tally(_ outcomes: [Int: PhotoOutcome], photos: [Photo], into report: inout BuildReport) {
+    func tally(_ items: [BuildItem], into report: inout BuildReport) {
         var countedURLs: Set<String> = []
         var processedKeys: Set<String> = []
         // libvips' warnings belong to the bytes, which were decoded once whichever photo got there
         // first: reported once, under the first photo in feed order with those bytes.
         var imagingWarnings: [String: [String]] = [:]
-        for outcome in outcomes.values {
-            guard case .done(let original, _, _, _, let warnings) = outcome, !warnings.isEmpty else { continue }
+        for item in items {
+            guard case .done(let original, _, _, _, let warnings) = item.outcome, !warnings.isEmpty else { continue }
             imagingWarnings[original.sha256] = warnings
         }
         var warnedKeys: Set<String> = []
-        for photo in photos {
-            guard let outcome = outcomes[photo.index] else { continue }
+        for item in items {
+            guard let outcome = item.outcome else { continue }
             if let original = outcome.original, countedURLs.insert(original.source.description).inserted {
                 switch original.origin {
                 case .local: report.counts.local += 1
@@ -413,7 +392,7 @@ extension BuildSession {
                 }
                 if image.video != nil { report.counts.videos += 1 }
                 if let warnings = imagingWarnings[original.sha256], warnedKeys.insert(original.sha256).inserted {
-                    let name = displayName(of: photo.source)
+                    let name = displayName(of: item.photo.source)
                     report.warnings += warnings.map { "\(name): \($0)" }
                 }
             case .failed(let failure, _, _) where failure.cause == FailureCause.videoToolMissing:

@@ -68,11 +68,10 @@ extension BuildSession {
     /// published, and until when the URLs it used stay fresh); nil when it may leave none.
     /// Written only once the build has ended clean (``saveUpToDate(_:report:feedSHA256:)``).
     func pendingUpToDate(
-        report: BuildReport, photos: [Photo], sources: [CanonicalURL?], published: PublishedFiles,
-        introSHA256: String?
+        report: BuildReport, items: [BuildItem], published: PublishedFiles, introSHA256: String?
     ) async -> PendingUpToDate? {
         guard leavesUpToDate, Self.isClean(report) else { return nil }
-        guard let freshUntil = freshUntil(photos: photos, sources: sources), let stamps = await stamps(of: published)
+        guard let freshUntil = freshUntil(of: items), let stamps = await stamps(of: published)
         else { return nil }
         let record = UpToDateRecord(
             inputs: "", freshUntil: freshUntil, photos: report.counts.photos, urls: report.counts.urls,
@@ -83,9 +82,9 @@ extension BuildSession {
     /// Until when every URL the build used stays fresh: the photos', their Live Photos' motions'
     /// (only a folder has them today, and a folder's build vouches for nothing) and the feed's.
     /// Nil when one is not in the cache.
-    private func freshUntil(photos: [Photo], sources: [CanonicalURL?]) -> Double? {
-        var urls = sources.compactMap { $0?.description }
-        urls += photos.compactMap { $0.motion.flatMap(CanonicalURL.init)?.description }
+    private func freshUntil(of items: [BuildItem]) -> Double? {
+        var urls = items.compactMap { $0.source?.description }
+        urls += items.compactMap { $0.photo.motion.flatMap(CanonicalURL.init)?.description }
         if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
         return cache.files.freshUntil(of: urls)
     }
@@ -98,7 +97,7 @@ extension BuildSession {
     /// motion would be asked about only later).
     func unchangedSiteCheck(_ context: BuildContext) -> UnchangedSiteCheck? {
         guard let (published, record) = context.refreshBaseline, let feedSHA256 = context.feedSHA256,
-            Self.isClean(context.report), !context.photos.contains(where: { $0.motion != nil })
+            Self.isClean(context.report), !context.items.contains(where: { $0.photo.motion != nil })
         else { return nil }
         // Read once: the intro compared is the one the record left will vouch for.
         let introSHA256 = currentIntroSHA256()
@@ -116,7 +115,7 @@ extension BuildSession {
         context.report.upToDate = true
         context.report.counts.pagesUnchanged = check.record.pages
         context.isDone = true
-        guard let freshUntil = freshUntil(photos: context.photos, sources: context.sources) else { return }
+        guard let freshUntil = freshUntil(of: context.items) else { return }
         var vouched = check.record
         vouched.inputs = ""
         vouched.freshUntil = freshUntil

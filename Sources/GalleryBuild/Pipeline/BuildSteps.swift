@@ -14,17 +14,17 @@ struct BuildContext {
     let events: SiteBuilder.EventHandler
     /// The HTTP loader's counts when the build began (the loader outlives builds in `serve`).
     let statisticsBefore: TransferStatistics
+    /// The feed as read: its albums and what it skipped (its photos are the ``items``).
     var feed = FeedDocument(photos: [], skipped: [])
     /// The feed's content hash (nil for a folder).
     var feedSHA256: String?
-    /// The photos this build makes (a shard's share with `--shard`), and their canonical URLs.
-    var photos: [Photo] = []
-    var sources: [CanonicalURL?] = []
+    /// The photos this build makes (a shard's share with `--shard`), each with what the steps
+    /// have added to it so far.
+    var items: [BuildItem] = []
     /// The previous build's file list and the seconds it took to read, read while photos load
     /// (after them in a `--refresh` that may end up to date, writing nothing). With the files
     /// the last build published as the build store recorded them.
     var previousManifest: Task<PreviousManifest, Never>?
-    var outcomes: [Int: PhotoOutcome] = [:]
     /// The originals of the Live Photos' motions (``BuildSession/makeMotions(_:)``), for a shard
     /// to hand to the remote cache.
     var motionOriginals: [Original] = []
@@ -154,7 +154,7 @@ extension BuildSession {
         countTransfers(into: &context.report, since: statisticsBefore)
         let (report, feedSHA256, upToDate) = (context.report, context.feedSHA256, context.upToDate)
         // 100,000 photos' worth of values are freed on another thread, not on the build's path.
-        let parts = (context.feed, context.photos, context.sources, context.outcomes, context.site)
+        let parts = (context.feed, context.items, context.site)
         context = BuildContext(statisticsBefore: statisticsBefore, events: events)
         releaseInBackground(parts)
         return (report, feedSHA256, upToDate)
@@ -182,14 +182,15 @@ extension BuildSession {
         read.0.redact(redaction)
         read.0.shareAlbumPaths()
         let (feed, feedSHA256, feedWarning) = read
-        context.feed = feed
         context.feedSHA256 = feedSHA256
         for warning in [feedWarning, Self.postsLeftOutWarning(feed.postsLeftOut)].compactMap({ $0 }) + feed.warnings {
             context.warn(warning)
         }
-        context.photos = feed.photos
-        context.sources = await feed.photos.concurrentMap { CanonicalURL($0.source) }
+        context.items = await feed.photos.concurrentMap { BuildItem(photo: $0, source: CanonicalURL($0.source)) }
         context.report.counts.photos = feed.photos.count
+        // The items hold the photos from here on: 100,000 of them are not kept twice.
+        context.feed = feed
+        context.feed.photos = []
         context.report.counts.skipped = feed.skipped.count
         for issue in feed.skipped {
             let failure = BuildReport.Failure(
@@ -222,9 +223,8 @@ extension BuildSession {
 
     private func pickShard(_ context: inout BuildContext) async throws(BuildError) {
         guard let shard = options.shard else { return }
-        (context.photos, context.sources) = try await shardsPhotos(
-            shard, of: context.feed.photos, sources: context.sources, report: &context.report)
-        context.report.counts.photos = context.photos.count
+        context.items = try await shardsItems(shard, of: context.items, report: &context.report)
+        context.report.counts.photos = context.items.count
     }
 
     /// Claims this build's URLs before an older build is let go (`serve`), so that shared loads
@@ -233,7 +233,7 @@ extension BuildSession {
     /// it may still write one). A `--refresh` that may find nothing changed, and so write
     /// nothing, reads it once it knows it will write (the load step).
     private func claimPhotos(_ context: inout BuildContext) async {
-        await loader.claim(Set(context.sources.compactMap { $0 }))
+        await loader.claim(Set(context.items.compactMap(\.source)))
         if case .preview(_, let supersede) = mode { await supersede?() }
         if context.refreshBaseline == nil { readPreviousManifest(&context) }
     }
@@ -243,14 +243,11 @@ extension BuildSession {
     private func loadPhotos(_ context: inout BuildContext) async throws(BuildError) {
         let check = unchangedSiteCheck(context)
         if check == nil { readPreviousManifest(&context) }
-        switch try await processPhotos(
-            context.photos, sources: context.sources, report: &context.report, unchangedSite: check)
-        {
+        switch try await processPhotos(&context.items, report: &context.report, unchangedSite: check) {
         case .siteUnchanged(let check):
             endUnchangedRefresh(check, &context)
-        case .made(let outcomes):
+        case .made:
             readPreviousManifest(&context)
-            context.outcomes = outcomes
             leaveOutClipsWithoutFFmpeg(&context)
         }
     }
@@ -273,7 +270,7 @@ extension BuildSession {
     /// shard is done.
     private func shareShard(_ context: inout BuildContext) async throws(BuildError) {
         guard let shard = options.shard else { return }
-        try await shareMissing(context.outcomes, motions: context.motionOriginals, shard: shard)
+        try await shareMissing(context.items, motions: context.motionOriginals, shard: shard)
         context.isDone = true
     }
 
@@ -282,7 +279,7 @@ extension BuildSession {
     /// stays as it was, whole, and `serve` keeps serving it. The build fails
     /// (``BuildResult/failure(strict:)``) and leaves no up-to-date record.
     private func keepSiteWithoutPhotos(_ context: inout BuildContext) {
-        guard !context.outcomes.values.contains(where: { $0.image != nil }) else { return }
+        guard !context.items.contains(where: { $0.outcome?.image != nil }) else { return }
         context.report.outputKept = true
         context.isDone = true
     }
@@ -301,8 +298,7 @@ extension BuildSession {
         }
         context.staging = staging
         context.site = try await render(
-            feed: context.feed, outcomes: context.outcomes, downloads: context.downloads.photos,
-            recorded: context.renderedPages.take(), into: staging)
+            context.items, albums: context.feed.albums, recorded: context.renderedPages.take(), into: staging)
     }
 
     private func chooseDownloads(_ context: inout BuildContext) async {
@@ -315,8 +311,7 @@ extension BuildSession {
         }
         let pages = context.renderedPages
         context.downloads = await planDownloads(
-            photos: context.feed.photos, outcomes: context.outcomes, previous: previous,
-            recorded: { path in pages?.recorded(path) })
+            for: &context.items, previous: previous, recorded: { path in pages?.recorded(path) })
         for warning in context.downloads.warnings {
             context.warn(warning)
         }
@@ -334,8 +329,8 @@ extension BuildSession {
             for file in transient { try? FileManager.default.removeItem(at: file) }
         }
         let (written, thumbnails) = try await write(
-            pagePaths: site.paths, outcomes: context.outcomes, photos: context.feed.photos,
-            downloads: context.downloads.files + site.zips, into: staging, previous: previous, record: site.record)
+            pagePaths: site.paths, items: context.items, downloads: context.downloads.files + site.zips, into: staging,
+            previous: previous, record: site.record)
         // Written: nothing is left to abandon.
         context.staging = nil
         context.report.counts.pagesRendered = site.rendered.count
@@ -353,7 +348,7 @@ extension BuildSession {
         if let published = OutputWriter(directory: layout.outputDirectory).published(written.files) {
             try? await store.savePublishedFiles(published, replacing: recorded)
             context.upToDate = await pendingUpToDate(
-                report: context.report, photos: context.photos, sources: context.sources, published: published,
+                report: context.report, items: context.items, published: published,
                 introSHA256: site.introSHA256)
         }
         try? FileManager.default.removeItem(

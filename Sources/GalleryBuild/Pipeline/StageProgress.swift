@@ -48,37 +48,3 @@ final class StageProgress: Sendable {
         }
     }
 }
-
-/// What became of one photo.
-/// Indirect: a build holds one per photo, and its payload (an original and a thumbnail set, a
-/// few hundred bytes) stored inline in a dictionary of 100,000 was 88 MB with the slack.
-indirect enum PhotoOutcome: Sendable {
-    /// `warnings` are about the photo's loading, named; `imagingWarnings` are libvips' about its
-    /// bytes, unnamed (the same for every photo with those bytes).
-    case done(
-        original: Original, image: ProcessedImage, wasProcessed: Bool, warnings: [String], imagingWarnings: [String])
-    case failed(BuildReport.Failure, original: Original?, warnings: [String])
-
-    var image: ProcessedImage? {
-        if case .done(_, let image, _, _, _) = self { return image }
-        return nil
-    }
-
-    var original: Original? {
-        switch self {
-        case .done(let original, _, _, _, _): original
-        case .failed(_, let original, _): original
-        }
-    }
-
-    var warnings: [String] {
-        switch self {
-        case .done(_, _, _, let warnings, _), .failed(_, _, let warnings): warnings
-        }
-    }
-
-    var failureMessage: String? {
-        if case .failed(let failure, _, _) = self { return failure.message }
-        return nil
-    }
-}
