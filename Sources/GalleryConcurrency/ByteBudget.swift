@@ -24,6 +24,9 @@ package final class ByteBudget: Sendable {
     /// Bytes not reserved now.
     package var available: Int { state.withLock { $0.available } }
 
+    /// Reservations waiting their turn.
+    package var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Reserves `bytes` (at most the capacity) and returns how many were reserved: the amount to
     /// give back to ``release(_:)``.
     package func reserve(_ bytes: Int) async throws -> Int {

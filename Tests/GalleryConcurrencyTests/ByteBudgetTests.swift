@@ -28,7 +28,7 @@ import Testing
         let budget = ByteBudget(capacity: 10)
         let small = try await budget.reserve(4)
         let large = Task { try await budget.reserve(1_000) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the large one queues") { budget.waiterCount == 1 }
         #expect(budget.available == 6, "the large one waits for the whole budget")
         budget.release(small)
         #expect(try await large.value == 10)
@@ -40,9 +40,9 @@ import Testing
         let budget = ByteBudget(capacity: 10)
         let held = try await budget.reserve(8)
         let blocked = Task { try await budget.reserve(5) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the first waiter queues") { budget.waiterCount == 1 }
         let behind = Task { try await budget.reserve(2) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil("the second waits behind it, though 2 bytes are free") { budget.waiterCount == 2 }
         blocked.cancel()
         await #expect(throws: CancellationError.self) { try await blocked.value }
         #expect(try await behind.value == 2, "first come first served, but a cancelled waiter blocks no one")
