@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The theme's strings (docs/languages.md lists them with what each is for), and where each
 /// language's words are: a file of the built-in theme each (`Theme/languages/<tag>.json`). A key
@@ -47,6 +47,43 @@ extension SiteLanguage {
     /// The languages with built-in strings, by tag; a region's own words (`pt-PT`) are the
     /// language's.
     package static var builtInLanguages: [String] { catalogs.keys.filter { !$0.contains("-") }.sorted() }
+
+    /// The file of `tag`'s language in a theme's `languages/` folder (`folder`), read and checked;
+    /// nil when the theme has none (the built-in one is used). A file that cannot be read, or
+    /// that names a string the theme does not have or a placeholder a string does not take, is a
+    /// problem that names it.
+    package static func themeCatalog(for tag: String, in folder: URL) throws(ThemeLanguageProblem) -> Catalog? {
+        guard let key = catalogKey(for: tag) else { return nil }
+        let file = folder.appendingPathComponent("\(key).json")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let catalog: Catalog
+        do {
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw ThemeLanguageProblem(file: file, message: "cannot be read")
+            }
+            catalog = try Catalog(json: data)
+        } catch let problem as ThemeLanguageProblem {
+            throw problem
+        } catch is Catalog.Unreadable {
+            throw ThemeLanguageProblem(
+                file: file,
+                message: "needs twelve `months` and a `plural` rule of "
+                    + PluralRule.allCases.map(\.rawValue).joined(separator: ", "))
+        } catch {
+            throw ThemeLanguageProblem(file: file, message: "is not a language's file (\(error))")
+        }
+        for (name, text) in catalog.texts.sorted(by: { $0.key < $1.key }) {
+            let base = String(name.prefix { $0 != "." })
+            guard let key = keys[base], name == base || key.isPlural else {
+                throw ThemeLanguageProblem(
+                    file: file, message: "`\(name)` is no string of the theme (docs/languages.md lists them)")
+            }
+            for placeholder in placeholders(in: text) where !key.placeholders.contains(placeholder) {
+                throw ThemeLanguageProblem(file: file, message: "`\(name)` does not take {\(placeholder)}")
+            }
+        }
+        return catalog
+    }
 
     /// Every `<tag>.json` in `folder`, by tag; one that cannot be read is left out
     /// (LanguageTests reads every file of the built-in theme and says which).
@@ -105,4 +142,10 @@ extension SiteLanguage.Catalog {
         guard let plural = SiteLanguage.PluralRule(rawValue: file.plural ?? "english") else { throw Unreadable() }
         self.init(texts: file.strings, months: file.months, numbers: numbers, plural: plural, firstDay: file.firstDay)
     }
+}
+
+/// A language's file in a site's theme that cannot be used, and why.
+package struct ThemeLanguageProblem: Error, Sendable {
+    package var file: URL
+    package var message: String
 }

@@ -28,9 +28,10 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
 
     /// `tag`'s language with the site's `overrides`; throws for a key the theme does not have, a
     /// placeholder the string does not take, a plural category the language has no use for, or
-    /// months that are not twelve.
-    package init(tag: String, overrides: [StringOverride] = []) throws(StringOverride.Problem) {
-        self.init(tag: tag)
+    /// months that are not twelve. `theme`: the language's file in the site's own theme
+    /// (``themeCatalog(for:in:)``), which takes the built-in one's place.
+    package init(tag: String, overrides: [StringOverride] = [], theme: Catalog? = nil) throws(StringOverride.Problem) {
+        self.init(tag: tag, theme: theme)
         var texts = self.texts
         var months = self.months
         var untranslated = Set(self.untranslated)
@@ -91,24 +92,31 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
             numbers: numbers, plural: plural, firstDay: firstDay, untranslated: untranslated.sorted())
     }
 
-    /// `tag`'s built-in strings, English where there are none.
-    private init(tag: String) {
+    /// The file a language's words are in, by the tag's subtags: `pt-PT` for Portuguese as
+    /// Portugal and Africa write it, none for Chinese in traditional characters (simplified ones
+    /// would be wrong) unless the tag says simplified (`zh-Hans-HK`), else the language's.
+    static func catalogKey(for tag: String) -> String? {
         let subtags = tag.lowercased().split(separator: "-").map(String.init)
         let language = subtags.first ?? "en"
         let rest = Set(subtags.dropFirst())
-        // Chinese in traditional characters has no catalog (simplified ones would be wrong),
-        // unless the tag says simplified (`zh-Hans-HK`).
-        let traditional =
-            language == "zh" && !rest.contains("hans") && !rest.isDisjoint(with: ["hant", "tw", "hk", "mo"])
-        var key = language
-        // Portuguese as Portugal and Africa write it: its own words and plural rule.
-        if language == "pt", !rest.isDisjoint(with: ["pt", "ao", "mz"]) { key = "pt-PT" }
-        var found = traditional ? nil : Self.catalogs[key]
+        if language == "zh", !rest.contains("hans"), !rest.isDisjoint(with: ["hant", "tw", "hk", "mo"]) { return nil }
+        if language == "pt", !rest.isDisjoint(with: ["pt", "ao", "mz"]) { return "pt-PT" }
+        return language
+    }
+
+    /// `tag`'s strings from `theme` (the site's theme's file) or the built-in file, English where
+    /// there are none.
+    private init(tag: String, theme: Catalog? = nil) {
+        let subtags = tag.lowercased().split(separator: "-").map(String.init)
+        let language = subtags.first ?? "en"
+        let rest = Set(subtags.dropFirst())
+        let key = Self.catalogKey(for: tag) ?? language
+        var found = theme ?? Self.catalogKey(for: tag).flatMap { Self.catalogs[$0] }
         // Arabic as the Maghreb writes it: Latin digits.
         if language == "ar", !rest.isDisjoint(with: ["ma", "dz", "tn", "eh", "ly"]) {
             found?.numbers = NumberStyle(decimal: ",", group: ".")
         }
-        let english = Self.catalogs["en"] ?? Catalog(texts: [:], months: [])
+        let english = (language == "en" ? theme : nil) ?? Self.catalogs["en"] ?? Catalog(texts: [:], months: [])
         var texts = english.texts
         for (key, text) in found?.texts ?? [:] { texts[key] = text }
         // English plural forms are no forms of another language's.
@@ -306,7 +314,7 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
     }
 
     /// Which plural form a whole number takes (CLDR's rules, for integers).
-    enum PluralRule: String, Sendable, Equatable {
+    enum PluralRule: String, Sendable, Equatable, CaseIterable {
         /// one: 1.
         case english
         /// one: 0 and 1 (French, Portuguese).
@@ -367,7 +375,7 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
     }
 
     /// One language's strings.
-    struct Catalog: Sendable {
+    package struct Catalog: Sendable {
         var texts: [String: String]
         var months: [String]
         var numbers = NumberStyle()

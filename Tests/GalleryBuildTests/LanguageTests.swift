@@ -39,6 +39,54 @@ import Testing
         #expect(grown["xx"] == nil, "months that are not twelve: not a language")
     }
 
+    /// A theme of the site's own has its languages' files too (copied with the theme): the one of
+    /// the site's language takes the built-in one's place, the site's `strings:` still go over
+    /// it, and one that cannot be used stops the build naming the file.
+    @Test func aThemesOwnLanguageFileIsItsWords() throws {
+        let site = FileManager.default.temporaryDirectory.appendingPathComponent("theme-language-\(UUID().uuidString)")
+        let languages = site.appendingPathComponent("theme/languages")
+        try FileManager.default.createDirectory(at: languages, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: site) }
+        let months =
+            #"["januari", "februari", "mars", "april", "maj", "juni", "juli", "augusti", "september", "oktober", "november", "december"]"#
+        func write(_ tag: String, _ text: String) throws {
+            try text.write(to: languages.appendingPathComponent("\(tag).json"), atomically: true, encoding: .utf8)
+        }
+        func load(_ text: String) throws(ConfigError) -> SiteLanguage {
+            try ConfigLoader().config(
+                from: "title: T\nfeed: feed.json\ntemplates: theme\n" + text, name: "gallery.yml", siteDirectory: site
+            ).language
+        }
+        try write(
+            "sv",
+            #"{"strings": {"all_photos": "Alla foton", "photo_count.one": "{count} foto", "photo_count.other": "{count} foton"}, "months": \#(months), "numbers": {"decimal": ",", "group": " "}}"#
+        )
+        let swedish = try load("language: sv\n")
+        #expect(swedish.catalog == "sv" && swedish.text("all_photos") == "Alla foton")
+        #expect(swedish.text("photo_count", count: 2) == "2 foton" && swedish.months[2] == "mars")
+        #expect(swedish.text("close") == "Close", "a string the file leaves out is English")
+        #expect(try load("language: sv\nstrings:\n  all_photos: Alla bilder\n").text("all_photos") == "Alla bilder")
+        // German, which the theme leaves alone, is gallerygen's; the theme's English is English.
+        #expect(try load("language: de\n").text("all_photos") == (try SiteLanguage(tag: "de")).text("all_photos"))
+        try write("en", #"{"strings": {"all_photos": "Every photo"}, "months": \#(months)}"#)
+        #expect(try load("").text("all_photos") == "Every photo")
+
+        for (file, said) in [
+            (#"{"strings": {"all_foto": "x"}, "months": \#(months)}"#, "`all_foto` is no string of the theme"),
+            (#"{"strings": {"all_photos": "{count}"}, "months": \#(months)}"#, "`all_photos` does not take {count}"),
+            (#"{"strings": {}, "months": ["one"]}"#, "needs twelve `months`"),
+            ("not json", "is not a language's file"),
+        ] {
+            try write("sv", file)
+            #expect {
+                try load("language: sv\n")
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains(said) && message.contains("theme/languages/sv.json")
+            }
+        }
+    }
+
     @Test(arguments: SiteLanguage.builtInLanguages)
     func everyBuiltInLanguageSaysEveryString(tag: String) throws {
         let language = try SiteLanguage(tag: tag)

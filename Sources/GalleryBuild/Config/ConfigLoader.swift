@@ -28,7 +28,7 @@ package struct ConfigLoader: Sendable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(.unreadable, file: Self.fileName, location: nil, "not UTF-8 text")
         }
-        return try config(from: text, name: Self.fileName)
+        return try config(from: text, name: Self.fileName, siteDirectory: siteDirectory)
     }
 
     /// A control character (a NUL, an escape) has no place in gallery.yml, and YAML's own message
@@ -61,8 +61,9 @@ package struct ConfigLoader: Sendable {
         ConfigReader.parseByteCount(text)
     }
 
-    /// Parses the text of a config file; `name` is used in messages.
-    package func config(from text: String, name: String) throws(ConfigError) -> SiteConfig {
+    /// Parses the text of a config file; `name` is used in messages. `siteDirectory`: the folder
+    /// it is in, where a theme of the site's own is looked for (its languages' files).
+    package func config(from text: String, name: String, siteDirectory: URL? = nil) throws(ConfigError) -> SiteConfig {
         try Self.checkCharacters(of: text, name: name)
         let root: Node
         do {
@@ -81,7 +82,7 @@ package struct ConfigLoader: Sendable {
             throw ConfigError(
                 .syntax, file: name, location: nil, "cannot read YAML", underlying: error)
         }
-        var reader = ConfigReader(name: name)
+        var reader = ConfigReader(name: name, siteDirectory: siteDirectory)
         return try reader.siteConfig(from: root)
     }
 

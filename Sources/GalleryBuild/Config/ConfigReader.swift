@@ -25,6 +25,9 @@ struct ConfigReader {
     static let videoKeys = ["heights", "webm", "audio", "max_duration", "max_pixels", "max_bytes", "time_limit"]
 
     let name: String
+    /// The folder gallery.yml is in, which `templates:` is relative to (nil: a text read alone,
+    /// whose theme's languages are not looked for).
+    var siteDirectory: URL?
 
     mutating func siteConfig(from root: Node) throws(ConfigError) -> SiteConfig {
         let top = try mapping(root, what: "the top level", keys: Self.topLevelKeys)
@@ -122,7 +125,13 @@ struct ConfigReader {
             try choice(
                 "sort", use: "feed (the feed's order), name (by file name), oldest or newest (by the time taken)")
             ?? .feed
-        config.language = try language(tag: top["language"], strings: top["strings"])
+        let themeLanguages = config.templates.flatMap { templates in
+            siteDirectory.map { site in
+                (templates.hasPrefix("/") ? URL(fileURLWithPath: templates) : site.appendingPathComponent(templates))
+                    .appendingPathComponent("languages")
+            }
+        }
+        config.language = try language(tag: top["language"], strings: top["strings"], themeLanguages: themeLanguages)
         if config.title.cleanedLine().isVisiblyEmpty {
             throw error(at: titleNode, "`title` is empty (it shows nothing); give the gallery a name")
         }
@@ -304,8 +313,12 @@ struct ConfigReader {
         return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 
-    /// `language:` (a BCP 47 tag) with the theme's strings the site gives under `strings:`.
-    private func language(tag tagNode: Node?, strings stringsNode: Node?) throws(ConfigError) -> SiteLanguage {
+    /// `language:` (a BCP 47 tag) with the theme's strings the site gives under `strings:`, over
+    /// the language's file in the site's theme (`themeLanguages`, its `languages/` folder) where
+    /// it has one, else over the built-in one.
+    private func language(tag tagNode: Node?, strings stringsNode: Node?, themeLanguages: URL?) throws(ConfigError)
+        -> SiteLanguage
+    {
         let tag = try tagNode.map { node throws(ConfigError) in try string(node, key: "language") } ?? "en"
         if let tagNode, !SiteLanguage.isWellFormed(tag) {
             throw error(
@@ -347,8 +360,18 @@ struct ConfigReader {
                 }
             }
         }
+        var theme: SiteLanguage.Catalog?
+        if let themeLanguages {
+            do {
+                theme = try SiteLanguage.themeCatalog(for: tag, in: themeLanguages)
+            } catch {
+                throw ConfigError(
+                    .invalidValue, file: name, location: nil,
+                    "the theme's \(error.file.path) \(error.message); fix it, or remove it for gallerygen's own words")
+            }
+        }
         do {
-            return try SiteLanguage(tag: tag, overrides: overrides)
+            return try SiteLanguage(tag: tag, overrides: overrides, theme: theme)
         } catch {
             throw ConfigError(.invalidValue, file: name, location: error.location, error.message)
         }
