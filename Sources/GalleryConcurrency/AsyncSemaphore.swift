@@ -79,8 +79,8 @@ package final class AsyncSemaphore: Sendable {
         }
     }
 
-    /// Tasks waiting for a permit.
-    package var waiterCount: Int { state.withLock { $0.waiters.count - $0.head } }
+    /// Tasks waiting for a permit: what the tests wait on (`@testable`), not the package's API.
+    var waiterCount: Int { state.withLock { $0.waiters.count - $0.head } }
 
     package func release() {
         let next = state.withLock { state in

@@ -24,8 +24,8 @@ package final class ByteBudget: Sendable {
     /// Bytes not reserved now.
     package var available: Int { state.withLock { $0.available } }
 
-    /// Reservations waiting their turn.
-    package var waiterCount: Int { state.withLock { $0.waiters.count } }
+    /// Reservations waiting their turn: what the tests wait on (`@testable`), not the package's API.
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     /// Reserves `bytes` (at most the capacity) and returns how many were reserved: the amount to
     /// give back to ``release(_:)``.

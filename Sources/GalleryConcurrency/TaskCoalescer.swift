@@ -23,8 +23,8 @@ package actor TaskCoalescer<Key: Hashable & Sendable, Value: Sendable> {
     /// How many operations have been started, over the coalescer's life (for reports and tests).
     package private(set) var startedCount = 0
 
-    /// How many waiters the key has now.
-    package func waiterCount(for key: Key) -> Int { running[key]?.waiters.count ?? 0 }
+    /// How many waiters the key has now: what the tests wait on (`@testable`), not the package's API.
+    func waiterCount(for key: Key) -> Int { running[key]?.waiters.count ?? 0 }
 
     package init() {}
 

@@ -13,6 +13,10 @@ import Testing
 ///     GALLERYGEN_OLD_BINARY=/path/to/old/gallerygen \
 ///     GALLERYGEN_MAKE_UPGRADE_FIXTURE=Tests/EndToEndTests/Fixtures/cache-0.1.0 \
 ///     swift test --filter makeUpgradeFixture
+///
+/// `Fixtures/cache-store-v9` is the same site as gallerygen left it at commit 19fa7f3, the last
+/// before each stage came to own its tables in the build store (its schema at v9, one module
+/// knowing every table), made the same way with that binary.
 @Suite(.timeLimit(.minutes(3))) struct UpgradeTests {
     static let placeholder = "http://UPSTREAM"
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
@@ -25,11 +29,26 @@ import Testing
         }
     }
 
-    static func replace(_ old: String, with new: String, in folder: URL) throws {
+    static func replace(_ old: String, with new: String, in folder: URL) async throws {
         for file in textFiles(in: folder) {
             guard let text = try? String(contentsOf: file, encoding: .utf8), text.contains(old) else { continue }
             try text.replacingOccurrences(of: old, with: new).write(to: file, atomically: true, encoding: .utf8)
         }
+        // A cache with a build store holds the addresses in its URL records (written with
+        // Python's sqlite3, not through the store, as another program would).
+        let store = folder.appendingPathComponent(".gallerygen-cache/v1/store.sqlite")
+        guard FileManager.default.fileExists(atPath: store.path) else { return }
+        let columns = ["url", "final_url", "redirects", "link"].map { "\($0) = replace(\($0), ?, ?)" }
+        let python = try await CommandRun.running(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                    + "c.execute('UPDATE url_record SET \(columns.joined(separator: ", "))', sys.argv[2:] * 4); "
+                    + "c.commit(); c.execute('PRAGMA wal_checkpoint(TRUNCATE)')",
+                store.path, old, new,
+            ])
+        #expect(python.status == 0, "\(python.standardError)")
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["GALLERYGEN_MAKE_UPGRADE_FIXTURE"] != nil))
@@ -45,18 +64,21 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         try? FileManager.default.removeItem(at: destination)
         try FileManager.default.copyItem(at: site.url, to: destination)
-        try Self.replace(upstream.server.baseURL, with: Self.placeholder, in: destination)
+        try await Self.replace(upstream.server.baseURL, with: Self.placeholder, in: destination)
         try await upstream.server.shutdown()
     }
 
-    @Test func aCacheOfGallerygen010IsTakenOverWithoutDownloadingOrEncoding() async throws {
+    @Test(arguments: ["cache-0.1.0", "cache-store-v9"])
+    func aCacheOfAnEarlierGallerygenIsTakenOverWithoutDownloadingOrEncoding(fixture: String) async throws {
         let upstream = try await Upstream(count: 4)
         let folder = try TemporaryDirectory("upgrade")
         let site = folder.file("site")
-        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("cache-0.1.0"), to: site)
-        try Self.replace(Self.placeholder, with: upstream.server.baseURL, in: site)
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent(fixture), to: site)
+        try await Self.replace(Self.placeholder, with: upstream.server.baseURL, in: site)
+        let beforeTheStore = fixture == "cache-0.1.0"
         #expect(
-            FileManager.default.fileExists(atPath: site.appendingPathComponent(".gallerygen-cache/v1/index.json").path))
+            FileManager.default.fileExists(atPath: site.appendingPathComponent(".gallerygen-cache/v1/index.json").path)
+                == beforeTheStore)
 
         let report = folder.file("report.json")
         let run = try await CommandRun.gallerygen(["build", site.path, "--quiet", "--report", report.path])
