@@ -135,6 +135,7 @@ bench: bench-deps release
 	elif [ "$(BENCH_SCENARIO)" = ci ]; then BENCH_COUNT=$(BENCH_COUNT) bench/run-ci.sh; \
 	elif [ "$(BENCH_SCENARIO)" = shards ]; then BENCH_COUNT=$(SHARDS_COUNT) bench/run-shards.sh; \
 	elif [ "$(BENCH_SCENARIO)" = 100k ]; then bench/run-100k.sh; \
+	elif [ "$(BENCH_SCENARIO)" = folder ]; then bench/run-folder-100k.sh; \
 	elif [ "$(BENCH_SCENARIO)" = hostile ]; then bench/run-hostile.sh; \
 	elif [ "$(BENCH_SCENARIO)" = video ]; then $(MAKE) --no-print-directory install-packages PACKAGES=ffmpeg \
 		&& bench/run-video.sh; \
