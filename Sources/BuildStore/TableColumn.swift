@@ -1,4 +1,5 @@
 package import GRDB
+import Synchronization
 
 /// A table's columns, named once: the cases, in order, are the columns of the table's rows as its
 /// owner reads and writes them. The SELECT and INSERT lists are built from them, and a row is read
@@ -6,9 +7,24 @@ package import GRDB
 /// nothing to count. A column's name is its case's, in snake case (`finalURL` is `final_url`).
 package protocol TableColumn: CaseIterable, RawRepresentable, Sendable where RawValue == Int, AllCases == [Self] {}
 
+/// Each column type's names, worked out once: a case's name comes by reflection, which costs a
+/// microsecond or so, and a thumbnail set's write names its 29 columns twice.
+private let namesByType = Mutex<[ObjectIdentifier: [String]]>([:])
+
 extension TableColumn {
+    /// Every column's name, in order.
+    package static var names: [String] {
+        if let names = namesByType.withLock({ $0[ObjectIdentifier(Self.self)] }) { return names }
+        let names = allCases.map(\.derivedName)
+        namesByType.withLock { $0[ObjectIdentifier(Self.self)] = names }
+        return names
+    }
+
     /// The column's name in the table.
-    package var name: String {
+    package var name: String { Self.names[rawValue] }
+
+    /// The case's name in snake case.
+    private var derivedName: String {
         let characters = Array(String(describing: self))
         var name = ""
         for (index, character) in characters.enumerated() {
@@ -27,7 +43,7 @@ extension TableColumn {
 
     /// Every column's name, in order, separated by commas: a SELECT or INSERT list.
     package static var list: String {
-        allCases.map(\.name).joined(separator: ", ")
+        names.joined(separator: ", ")
     }
 
     /// A `?` per column, separated by commas: an INSERT's values.
