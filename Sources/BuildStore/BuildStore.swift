@@ -177,11 +177,7 @@ package final class BuildStore: Sendable {
     /// it changed is folded into the file by the next ``checkpoint()`` (a write that changed no
     /// row leaves the file untouched).
     package func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
-        let (value, changed) = try await database.write { db in
-            let before = db.totalChangesCount
-            let value = try body(db)
-            return (value, db.totalChangesCount != before)
-        }
+        let (value, changed) = try await database.write { db in try Self.noting(body, in: db) }
         if changed { markWritten() }
         return value
     }
@@ -193,13 +189,16 @@ package final class BuildStore: Sendable {
 
     /// ``write(_:)`` for code that cannot wait: the opening of a cache, before any build runs.
     package func writeNow<Value>(_ body: (Database) throws -> Value) throws -> Value {
-        let (value, changed) = try database.write { db in
-            let before = db.totalChangesCount
-            let value = try body(db)
-            return (value, db.totalChangesCount != before)
-        }
+        let (value, changed) = try database.write { db in try Self.noting(body, in: db) }
         if changed { markWritten() }
         return value
+    }
+
+    /// `body`'s value, and whether it changed a row.
+    private static func noting<Value>(_ body: (Database) throws -> Value, in db: Database) throws -> (Value, Bool) {
+        let before = db.totalChangesCount
+        let value = try body(db)
+        return (value, db.totalChangesCount != before)
     }
 
     /// Notes that the log holds writes for the next ``checkpoint()``.
@@ -211,15 +210,20 @@ package final class BuildStore: Sendable {
     /// once a build, where its writes end (a checkpoint that fails loses nothing: the log stays,
     /// and is read with the file).
     package func checkpoint() async throws {
-        guard file != nil, hasUncheckpointedWrites.load(ordering: .relaxed) else { return }
+        guard needsCheckpoint else { return }
         try await database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         hasUncheckpointedWrites.store(false, ordering: .relaxed)
     }
 
     private func checkpointNow() throws {
-        guard file != nil, hasUncheckpointedWrites.load(ordering: .relaxed) else { return }
+        guard needsCheckpoint else { return }
         try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         hasUncheckpointedWrites.store(false, ordering: .relaxed)
+    }
+
+    /// A store on disk whose log holds writes.
+    private var needsCheckpoint: Bool {
+        file != nil && hasUncheckpointedWrites.load(ordering: .relaxed)
     }
 
     /// Closes the database (after a last checkpoint); nothing is read or written after this.

@@ -69,24 +69,23 @@ extension BuildStore {
             let rows = try Row.fetchCursor(db, sql: "SELECT \(PageColumn.list) FROM rendered_page")
             while let row = try rows.next() {
                 pages[row[PageColumn.path]] = PageRecord(
-                    fingerprint: PageFingerprint(
-                        words: (
-                            UInt64(bitPattern: row[PageColumn.fingerprint0]),
-                            UInt64(bitPattern: row[PageColumn.fingerprint1]),
-                            UInt64(bitPattern: row[PageColumn.fingerprint2]),
-                            UInt64(bitPattern: row[PageColumn.fingerprint3])
-                        )),
+                    fingerprint: Self.fingerprint(
+                        row, (.fingerprint0, PageColumn.fingerprint1, .fingerprint2, .fingerprint3)),
                     stamp: FileStamp(
                         size: row[PageColumn.size], modified: row[PageColumn.modified],
                         inode: UInt64(bitPattern: row[PageColumn.inode])))
             }
-            let sources = PageFingerprint(
-                words: (
-                    UInt64(bitPattern: site[SiteColumn.sources0]), UInt64(bitPattern: site[SiteColumn.sources1]),
-                    UInt64(bitPattern: site[SiteColumn.sources2]), UInt64(bitPattern: site[SiteColumn.sources3])
-                ))
+            let sources = Self.fingerprint(site, (.sources0, SiteColumn.sources1, .sources2, .sources3))
             return RenderedPageTable.Stored(output: site[SiteColumn.output], sources: sources, pages: pages)
         }
+    }
+
+    /// A fingerprint kept as four integer columns of `row`.
+    private static func fingerprint<Column: TableColumn>(_ row: Row, _ columns: (Column, Column, Column, Column))
+        -> PageFingerprint
+    {
+        func word(_ column: Column) -> UInt64 { UInt64(bitPattern: row[column]) }
+        return PageFingerprint(words: (word(columns.0), word(columns.1), word(columns.2), word(columns.3)))
     }
 
     /// Records what a build left in its output folder: the rows of `changed` written, those of
