@@ -25,7 +25,6 @@ package struct CacheMaintenance: Sendable {
         defer { cache.close() }
         do {
             let (removed, _) = try await cache.evict(toFit: limit ?? config.cacheLimit ?? Int64.max)
-            await cache.checkpoint()
             return (removed, await cache.info())
         } catch {
             throw BuildError(.cache, "cannot prune the cache", underlying: error)

@@ -41,16 +41,7 @@ package final class BuildCache: Sendable {
     /// and takes over the records of a cache written before the store.
     package init(directory: URL) throws {
         root = directory.appendingPathComponent("v1")
-        if let status = FileStatus(root), !status.isDirectory { try? FileManager.default.removeItem(at: root) }
-        do {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        } catch {
-            throw LoadingError(
-                .cache, url: root.path,
-                "cannot create this folder of the cache (is something in its way, or the disk read-only?); "
-                    + "remove it, or set `cache:` in gallery.yml to another folder",
-                underlying: error as NSError)
-        }
+        try DiskCache.makeFolder(root)
         lock = try CacheLock(file: root.appendingPathComponent("lock"))
         let opening = BuildStore.open(at: root.appendingPathComponent(BuildStore.fileName), schema: Self.schema)
         store = opening.store
@@ -62,7 +53,7 @@ package final class BuildCache: Sendable {
             lock.release()
             throw error
         }
-        Self.takeOverLegacySets(in: files.renditions, into: store)
+        Self.takeOverLegacySets(files.legacySetFiles, in: files.renditions, into: store)
     }
 
     /// Marks a thumbnail set (by its key) as used by this build.
@@ -90,10 +81,7 @@ package final class BuildCache: Sendable {
     /// into the store, each with its file's time as its last use: the first build after an
     /// upgrade encodes nothing again. A record that cannot be read is dropped, as it always was
     /// (its set is made again when asked for).
-    private static func takeOverLegacySets(in folder: URL, into store: BuildStore) {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-            $0.hasSuffix(".json")
-        }
+    private static func takeOverLegacySets(_ names: [String], in folder: URL, into store: BuildStore) {
         guard !names.isEmpty else { return }
         var sets: [(key: String, record: RenditionSetRecord)] = []
         for name in names {

@@ -23,6 +23,9 @@ package final class DiskCache: Sendable {
     let blobFolder: String
     let temporary: URL
     package let renditions: URL
+    /// The thumbnail records (`<set key>.json`) a cache written before the store left in
+    /// ``renditions``, for the build's cache front to take over.
+    package let legacySetFiles: [String]
     package let store: BuildStore
     /// The folders of the cache's files: one whose entries changed (a file added, removed or
     /// replaced) holds other files than the last build left.
@@ -62,25 +65,27 @@ package final class DiskCache: Sendable {
         blobFolder = blobs.path
         temporary = root.appendingPathComponent("tmp")
         renditions = root.appendingPathComponent("renditions")
-        for folder in [root, blobs, temporary, renditions] {
-            // The cache's own folders: a file in the place of one (left by a tool or a hand) is
-            // removed, not a reason to fail every build.
-            if let status = FileStatus(folder), !status.isDirectory {
-                try? FileManager.default.removeItem(at: folder)
-            }
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
-                throw LoadingError(
-                    .cache, url: folder.path,
-                    "cannot create this folder of the cache (is something in its way, or the disk read-only?); "
-                        + "remove it, or set `cache:` in gallery.yml to another folder",
-                    underlying: error as NSError)
-            }
-        }
-        Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
+        for folder in [root, blobs, temporary, renditions] { try Self.makeFolder(folder) }
+        legacySetFiles = Self.removeLeftovers(temporary: temporary, renditions: renditions, blobs: blobs)
         Self.takeOverLegacyIndex(in: root, into: store)
         state = Mutex(State())
+    }
+
+    /// Makes one of the cache's own folders: a file in its place (left by a tool or a hand) is
+    /// removed, not a reason to fail every build.
+    package static func makeFolder(_ folder: URL) throws {
+        if let status = FileStatus(folder), !status.isDirectory {
+            try? FileManager.default.removeItem(at: folder)
+        }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw LoadingError(
+                .cache, url: folder.path,
+                "cannot create this folder of the cache (is something in its way, or the disk read-only?); "
+                    + "remove it, or set `cache:` in gallery.yml to another folder",
+                underlying: error as NSError)
+        }
     }
 
     /// Reads the URL records from the store, once, without holding a lock or a thread while it
@@ -307,18 +312,25 @@ package final class DiskCache: Sendable {
 
     // MARK: Start-up
 
-    /// Removes what a killed run left (transfers, temporary files).
-    private static func removeLeftovers(temporary: URL, renditions: URL, blobs: URL) {
+    /// Removes what a killed run left (transfers, temporary files); returns the names of the
+    /// thumbnail records a cache written before the store left in `renditions/`, found on the
+    /// way (the one listing of that folder at start-up).
+    private static func removeLeftovers(temporary: URL, renditions: URL, blobs: URL) -> [String] {
         let fileManager = FileManager.default
         for name in (try? fileManager.contentsOfDirectory(atPath: temporary.path)) ?? [] {
             try? fileManager.removeItem(at: temporary.appendingPathComponent(name))
         }
+        var legacySetFiles: [String] = []
         for folder in [renditions, blobs] {
-            for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
-            where AtomicFile.isTemporaryName(name) {
-                try? fileManager.removeItem(at: folder.appendingPathComponent(name))
+            for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                if AtomicFile.isTemporaryName(name) {
+                    try? fileManager.removeItem(at: folder.appendingPathComponent(name))
+                } else if folder == renditions, name.hasSuffix(".json") {
+                    legacySetFiles.append(name)
+                }
             }
         }
+        return legacySetFiles
     }
 
     /// The store's records whose blob exists with the recorded size, and the status of each
