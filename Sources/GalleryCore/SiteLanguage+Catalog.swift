@@ -56,14 +56,12 @@ extension SiteLanguage {
         guard let key = catalogKey(for: tag) else { return nil }
         let file = folder.appendingPathComponent("\(key).json")
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw ThemeLanguageProblem(file: file, message: "cannot be read")
+        }
         let catalog: Catalog
         do {
-            guard let data = FileManager.default.contents(atPath: file.path) else {
-                throw ThemeLanguageProblem(file: file, message: "cannot be read")
-            }
             catalog = try Catalog(json: data)
-        } catch let problem as ThemeLanguageProblem {
-            throw problem
         } catch is Catalog.Unreadable {
             throw ThemeLanguageProblem(
                 file: file,

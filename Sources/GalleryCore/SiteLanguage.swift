@@ -110,8 +110,9 @@ package struct SiteLanguage: Sendable, Equatable, Encodable, CustomDebugStringCo
         let subtags = tag.lowercased().split(separator: "-").map(String.init)
         let language = subtags.first ?? "en"
         let rest = Set(subtags.dropFirst())
-        let key = Self.catalogKey(for: tag) ?? language
-        var found = theme ?? Self.catalogKey(for: tag).flatMap { Self.catalogs[$0] }
+        let catalogKey = Self.catalogKey(for: tag)
+        let key = catalogKey ?? language
+        var found = theme ?? catalogKey.flatMap { Self.catalogs[$0] }
         // Arabic as the Maghreb writes it: Latin digits.
         if language == "ar", !rest.isDisjoint(with: ["ma", "dz", "tn", "eh", "ly"]) {
             found?.numbers = NumberStyle(decimal: ",", group: ".")

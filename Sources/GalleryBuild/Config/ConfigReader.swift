@@ -126,10 +126,7 @@ struct ConfigReader {
                 "sort", use: "feed (the feed's order), name (by file name), oldest or newest (by the time taken)")
             ?? .feed
         let themeLanguages = config.templates.flatMap { templates in
-            siteDirectory.map { site in
-                (templates.hasPrefix("/") ? URL(fileURLWithPath: templates) : site.appendingPathComponent(templates))
-                    .appendingPathComponent("languages")
-            }
+            siteDirectory.map { SiteLayout.resolve(templates, against: $0).appendingPathComponent("languages") }
         }
         config.language = try language(tag: top["language"], strings: top["strings"], themeLanguages: themeLanguages)
         if config.title.cleanedLine().isVisiblyEmpty {

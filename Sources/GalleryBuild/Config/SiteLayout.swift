@@ -27,14 +27,12 @@ package struct SiteLayout: Sendable {
     ) throws(ConfigError) {
         let site = siteDirectory.standardizedFileURL
         self.siteDirectory = site
-        func resolve(_ path: String, against base: URL) -> URL {
-            (path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)).standardizedFileURL
-        }
         let currentDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         self.outputDirectory =
-            outputOverride.map { resolve($0, against: currentDirectory) } ?? resolve(config.output, against: site)
-        self.cacheDirectory = resolve(config.cache, against: site)
-        self.themeDirectory = config.templates.map { resolve($0, against: site) }
+            outputOverride.map { Self.resolve($0, against: currentDirectory) }
+            ?? Self.resolve(config.output, against: site)
+        self.cacheDirectory = Self.resolve(config.cache, against: site)
+        self.themeDirectory = config.templates.map { Self.resolve($0, against: site) }
 
         let feedURL = config.feed.url
         if let url = URL(string: feedURL), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
@@ -45,7 +43,7 @@ package struct SiteLayout: Sendable {
         } else {
             let file =
                 feedURL.lowercased().hasPrefix("file://")
-                ? (URL(string: feedURL) ?? resolve(feedURL, against: site)) : resolve(feedURL, against: site)
+                ? (URL(string: feedURL) ?? Self.resolve(feedURL, against: site)) : Self.resolve(feedURL, against: site)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
                 throw ConfigError(
@@ -80,7 +78,7 @@ package struct SiteLayout: Sendable {
         }
 
         if let description = config.description {
-            let file = resolve(description, against: site)
+            let file = Self.resolve(description, against: site)
             guard FileManager.default.fileExists(atPath: file.path) else {
                 throw ConfigError(
                     file: ConfigLoader.fileName, location: nil, "the description file \(file.path) does not exist")
@@ -146,5 +144,12 @@ package struct SiteLayout: Sendable {
             throw problem("no S3 address for the bucket \"\(bucket)\"")
         }
         return listing
+    }
+}
+
+extension SiteLayout {
+    /// `path` as gallery.yml gives it (absolute, or relative to `base`), as a standardized URL.
+    static func resolve(_ path: String, against base: URL) -> URL {
+        (path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)).standardizedFileURL
     }
 }
