@@ -38,7 +38,10 @@ extension FeedReader {
             walk.albums[path]?.cover = nil
             if walk.albums[path] == AlbumNote() { walk.albums[path] = nil }
         }
-        return FeedDocument(photos: walk.photos, albums: walk.albums, skipped: walk.skipped, warnings: walk.warnings)
+        var document = FeedDocument(
+            photos: walk.photos, albums: walk.albums, skipped: walk.skipped, warnings: walk.warnings)
+        document.inputs = walk.inputs
+        return document
     }
 
     private struct FolderWalk {
@@ -51,6 +54,8 @@ extension FeedReader {
         var visited: Set<String> = []
         /// What album folders' `index.md` files say.
         var albums: [[String]: AlbumNote] = [:]
+        /// Each folder listed and each entry of it, stamped before anything was read.
+        var inputs: [SourceInput] = []
 
         mutating func skip(_ message: String) {
             skipped.append(FeedIssue(index: photos.count + skipped.count, message: message))
@@ -67,6 +72,10 @@ extension FeedReader {
     ) throws(FeedError) {
         let fileManager = FileManager.default
         guard walk.visited.insert(folder.resolvingSymlinksInPath().path).inserted else { return }
+        // Stamped before it is listed: an entry added while it is read changes it.
+        if let status = FileStatus(folder) {
+            walk.inputs.append(SourceInput(path: folder.path, stamp: SourceStamp(status)))
+        }
         let names: [String]
         do {
             names = try fileManager.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }.sorted()
@@ -95,6 +104,9 @@ extension FeedReader {
             let shown = (path + [name]).joined(separator: "/")
             guard let status = FileStatus(url) else { continue }
             let isFolder = status.isDirectory
+            // A folder is stamped when it is listed; a file (a photo, a sidecar, an index.md, or
+            // one the walk passes over) as it is seen, before it is read.
+            if !isFolder { walk.inputs.append(SourceInput(path: url.path, stamp: SourceStamp(status))) }
             guard isFolder || Self.isMediaName(name) else { continue }
             // A Live Photo's motion (`IMG_0001.MOV` beside `IMG_0001.HEIC`) is the still's, not
             // an item of its own.

@@ -137,6 +137,10 @@ package struct FeedDocument: Sendable {
     /// Posts of a service left out by what the owner chose to publish (``PostVisibility``), by
     /// why: `followers-only`, `direct`, `unlisted`, `sensitive`.
     package var postsLeftOut: [String: Int] = [:]
+    /// What a folder feed was read from: each folder it listed and each entry of them, with its
+    /// stamp as the walk saw it, before it read anything. While every one keeps its stamp, the
+    /// folder reads the same (the up-to-date check, docs/guarantees.md).
+    package var inputs: [SourceInput] = []
 
     package init(
         title: String? = nil, photos: [Photo], albums: [[String]: AlbumNote] = [:], skipped: [FeedIssue] = [],

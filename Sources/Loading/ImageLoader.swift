@@ -14,9 +14,22 @@ package final class ImageLoader: OriginalLoading {
         /// `video.max_bytes`: the bound on a file that is a clip.
         package var maxVideoBytes: Int64
 
-        package init(maxImageBytes: Int64 = 50_000_000, maxVideoBytes: Int64 = 2_000_000_000) {
+        /// The hashes of the site's own files earlier builds read (nil: each is read again).
+        package var digests: LocalDigests?
+        /// Every file is read again, whatever ``digests`` holds, and its hash kept (`--full`).
+        package var rereadsLocalFiles: Bool
+        /// When a file's stamp was taken, for ``LocalDigests``.
+        package var clock: WallClock
+
+        package init(
+            maxImageBytes: Int64 = 50_000_000, maxVideoBytes: Int64 = 2_000_000_000, digests: LocalDigests? = nil,
+            rereadsLocalFiles: Bool = false, clock: WallClock = .system
+        ) {
             self.maxImageBytes = maxImageBytes
             self.maxVideoBytes = maxVideoBytes
+            self.digests = digests
+            self.rereadsLocalFiles = rereadsLocalFiles
+            self.clock = clock
         }
     }
 
@@ -27,7 +40,8 @@ package final class ImageLoader: OriginalLoading {
     /// - Parameter remote: loads http(s) URLs; without one they fail with a clear error.
     package init(configuration: Configuration, remote: (any OriginalLoading)? = nil) {
         self.local = LocalFileSource(
-            maxImageBytes: configuration.maxImageBytes, maxVideoBytes: configuration.maxVideoBytes)
+            maxImageBytes: configuration.maxImageBytes, maxVideoBytes: configuration.maxVideoBytes,
+            digests: configuration.digests, rereads: configuration.rereadsLocalFiles, clock: configuration.clock)
         self.remote = remote
     }
 
@@ -54,11 +68,11 @@ package final class ImageLoader: OriginalLoading {
         }
     }
 
-    /// Remote originals fresh in the cache, without a task or a wait (a rebuild of 10,000 fresh
-    /// photos would otherwise spend most of its time scheduling them). Local files are hashed,
-    /// so they always take ``original(for:)``.
+    /// Originals that need no wait, without a task (a rebuild of 10,000 fresh photos would
+    /// otherwise spend most of its time scheduling them): remote ones fresh in the cache, local
+    /// files whose hash is known for the stamp they still have.
     package func availableOriginal(for source: CanonicalURL) -> Original? {
-        guard !source.isFile else { return nil }
+        guard !source.isFile else { return local.known(source) }
         return remote?.availableOriginal(for: source)
     }
 

@@ -1,13 +1,32 @@
 import Foundation
 import GalleryCore
 
-/// Loads `file:` URLs: the image stays where it is; it is hashed as it is read.
+/// Loads `file:` URLs: the image stays where it is; it is hashed as it is read, unless
+/// `digests` holds its hash for the stamp it still has.
 struct LocalFileSource: Sendable {
     let maxImageBytes: Int64
     let maxVideoBytes: Int64
+    /// The hashes of the files earlier builds read; nil: every file is read (a tool).
+    let digests: LocalDigests?
+    /// Every file is read, and its hash kept for the next build (`--full`).
+    let rereads: Bool
+    let clock: WallClock
+
+    /// The original of a file whose hash is known for the stamp it has now, without reading it;
+    /// nil when it must be read (``original(for:)``).
+    func known(_ source: CanonicalURL) -> Original? {
+        guard let digests, !rereads, let status = FileStatus(source.url), status.isRegularFile,
+            status.size <= maxImageBytes
+        else { return nil }
+        let stamp = SourceStamp(status)
+        guard let sha256 = digests.sha256(of: source.url.path, stamp: stamp) else { return nil }
+        return Original(source: source, file: source.url, sha256: sha256, byteCount: status.size, origin: .local)
+    }
 
     func original(for source: CanonicalURL) throws -> Original {
         let file = source.url
+        if let known = known(source) { return known }
+        let now = clock.now
         guard let status = FileStatus(file) else {
             throw LoadingError(
                 .unreadableFile, url: file.path, "cannot read the file: it does not exist or is not readable")
@@ -29,6 +48,11 @@ struct LocalFileSource: Sendable {
         }
         do {
             let digest = try FileDigest.sha256(of: file)
+            // The stamp taken before the read: a write while it ran changes it, and the next
+            // build reads the file again.
+            if digest.byteCount == size {
+                digests?.note(digest.hex, of: file.path, stamp: SourceStamp(status), at: now)
+            }
             return Original(source: source, file: file, sha256: digest.hex, byteCount: digest.byteCount, origin: .local)
         } catch {
             throw LoadingError(.unreadableFile, url: file.path, "cannot read the file", underlying: error as NSError)

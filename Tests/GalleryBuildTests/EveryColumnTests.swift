@@ -128,7 +128,7 @@ import Testing
             inputs: "ab12", freshUntil: 1_763_800_000.25, photos: 2, urls: 3, pages: 4,
             files: [
                 FileStamp(size: 1, modified: 2, inode: 3), FileStamp(size: 4, modified: 5, inode: .max),
-            ])
+            ], localPaths: ["/site/photos", "/site/photos/a.jpg"])
         #expect(Self.unset(in: published) + Self.unset(in: vouched) == [], "every field given a value")
         let folder = try TemporaryDirectory("store")
         let opening = BuildStore.open(at: folder.file("store.sqlite"))

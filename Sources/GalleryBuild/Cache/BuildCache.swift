@@ -13,6 +13,7 @@ import Synchronization
 /// | What | Kept by | Its table |
 /// | --- | --- | --- |
 /// | Originals (`blobs/`) and their URL records | ``files`` (Loading's `DiskCache`) | Loading's `URLRecordTable` |
+/// | The hashes of the site's own photo files | ``digests`` (Loading's `LocalDigests`) | Loading's `LocalFileTable` |
 /// | Thumbnail sets (`renditions/`), their eviction | `RenditionStore`, ``evict(toFit:)`` | ``RenditionSetTable`` |
 /// | The pages the last build left | ``RenderedPages`` | ``RenderedPageTable`` |
 /// | The published file list, the up-to-date check | `BuildSteps`, `BuildSession+UpToDate` | ``PublishedSiteTable`` |
@@ -24,6 +25,7 @@ package final class BuildCache: Sendable {
     /// Every stage's tables.
     static let schema = StoreSchema([
         URLRecordTable.self, RenditionSetTable.self, RenderedPageTable.self, PublishedSiteTable.self,
+        LocalFileTable.self,
     ])
 
     /// `CACHE/v1`.
@@ -31,6 +33,8 @@ package final class BuildCache: Sendable {
     let store: BuildStore
     /// Originals and their URL records.
     package let files: DiskCache
+    /// The hashes of the site's own photo files, by stamp.
+    package let digests: LocalDigests
     /// Why the store on disk could not be used, when it could not (a warning for the report).
     let storeProblem: String?
     private let lock: CacheLock
@@ -46,6 +50,7 @@ package final class BuildCache: Sendable {
         let opening = BuildStore.open(at: root.appendingPathComponent(BuildStore.fileName), schema: Self.schema)
         store = opening.store
         storeProblem = opening.problem
+        digests = LocalDigests(store: store)
         do {
             files = try DiskCache(root: root, store: store)
         } catch {

@@ -36,17 +36,22 @@ enum PublishedSiteTable: StoreTable {
                 table.add(column: "stamps", .blob)
             }
         },
+        StoreMigration(11, "local inputs") { db in
+            // The site's own files the build read (a folder feed's folders and files, local
+            // photos), their paths NUL-separated: the up-to-date check stamps each again.
+            try db.alter(table: "published_site") { table in table.add(column: "local_inputs", .blob) }
+        },
     ]
 
     /// The columns of the row (`id` aside, which is 1).
     enum Column: Int, TableColumn {
         case output, manifestSize, manifestModified, manifestInode, files
-        case inputs, freshUntil, photos, urls, pages, stamps
+        case inputs, freshUntil, photos, urls, pages, stamps, localInputs
 
         /// The list's columns, which ``BuildStore/savePublishedFiles(_:replacing:)`` writes.
         static let listed: [Column] = [.output, .manifestSize, .manifestModified, .manifestInode, .files]
         /// What a build vouches for, which ``BuildStore/saveUpToDate(_:for:)`` writes.
-        static let vouched: [Column] = [.inputs, .freshUntil, .photos, .urls, .pages, .stamps]
+        static let vouched: [Column] = [.inputs, .freshUntil, .photos, .urls, .pages, .stamps, .localInputs]
     }
 }
 
@@ -76,6 +81,20 @@ struct UpToDateRecord: Sendable, Equatable {
     var pages: Int
     /// Each published file's stamp as the build left it, in the order of the list.
     var files: [FileStamp]
+    /// The site's own files the build read, sorted: their stamps are part of ``inputs``.
+    var localPaths: [String] = []
+}
+
+/// Paths packed NUL-separated (a path holds no NUL; it may hold a line break).
+enum PathBlob {
+    static func pack(_ paths: [String]) -> Data {
+        Data(paths.joined(separator: "\0").utf8)
+    }
+
+    static func unpack(_ data: Data?) -> [String] {
+        guard let data, !data.isEmpty else { return [] }
+        return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
 }
 
 /// The stamps of a list of files, packed as three 64-bit little-endian words each: 205,000 files
@@ -149,7 +168,7 @@ extension BuildStore {
                     case .manifestModified: .integer(published.manifest.modified)
                     case .manifestInode: .integer(Int64(bitPattern: published.manifest.inode))
                     case .files: .text(published.files.joined(separator: "\n"))
-                    case .inputs, .freshUntil, .photos, .urls, .pages, .stamps:
+                    case .inputs, .freshUntil, .photos, .urls, .pages, .stamps, .localInputs:
                         preconditionFailure("not a column of the list: \(column)")
                     }
                 })
@@ -171,6 +190,7 @@ extension BuildStore {
             case .urls: record.urls
             case .pages: record.pages
             case .stamps: StampBlob.pack(record.files)
+            case .localInputs: PathBlob.pack(record.localPaths)
             case .output, .manifestSize, .manifestModified, .manifestInode, .files:
                 preconditionFailure("not a column of what a build vouches for: \(column)")
             }
@@ -204,7 +224,8 @@ extension BuildStore {
                 published,
                 UpToDateRecord(
                     inputs: row[Column.inputs], freshUntil: row[Column.freshUntil], photos: row[Column.photos],
-                    urls: row[Column.urls], pages: row[Column.pages], files: stamps)
+                    urls: row[Column.urls], pages: row[Column.pages], files: stamps,
+                    localPaths: PathBlob.unpack(row[Column.localInputs]))
             )
         }
     }

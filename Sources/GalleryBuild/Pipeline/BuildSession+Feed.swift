@@ -11,7 +11,8 @@ import Synchronization
 
 /// The feed stage.
 extension BuildSession {
-    /// The feed, the hash of its bytes (nil for a folder), and a warning when a stale copy of a
+    /// The feed, the hash of its bytes (for a folder, its path: its stamps are the build's local
+    /// inputs), and a warning when a stale copy of a
     /// remote feed stood in for it.
     func readFeed() async throws(BuildError) -> (FeedDocument, String?, String?) {
         // What an earlier build of this process (`serve`) was told of its listings is not this one's.
@@ -30,7 +31,9 @@ extension BuildSession {
             switch layout.feed {
             case .folder(let folder):
                 let roots = config.followsSymlinks ? nil : [layout.siteDirectory, folder]
-                return (try reader.document(fromFolder: folder, allowedRoots: roots), nil, nil)
+                return (
+                    try reader.document(fromFolder: folder, allowedRoots: roots), Self.folderFeedKey(folder), nil
+                )
             case .file(let file):
                 var reader = reader
                 if !config.followsSymlinks {

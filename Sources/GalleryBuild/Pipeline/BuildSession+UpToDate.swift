@@ -12,16 +12,16 @@ import Reporting
 /// it has nothing to do, and says so.
 ///
 /// The build that published vouches for the folder (``UpToDateRecord``) only when it was clean:
-/// no failure, no warning, no local photo (a local file's change is seen only by reading it) and
-/// a feed that is not a folder. Every other build takes the record back before it changes
-/// anything (``BuildStore/forgetUpToDate()``), so a build killed on the way leaves nothing to
-/// trust.
+/// no failure, no warning. The site's own files it read (a folder feed's folders and files, a
+/// feed file's local photos) are in what it vouches for by their stamps (``SourceStamp``, taken
+/// before each was read): a rebuild stats them, and reads nothing while each keeps its stamp.
+/// Every other build takes the record back before it changes anything
+/// (``BuildStore/forgetUpToDate()``), so a build killed on the way leaves nothing to trust.
 extension BuildSession {
     /// Whether this build may leave a record: a standalone build of the whole feed that asks the
-    /// servers (not `--offline`), of a feed that is not a folder.
+    /// servers (not `--offline`).
     private var leavesUpToDate: Bool {
         guard case .standalone = mode, options.shard == nil, !options.offline else { return false }
-        if case .folder = layout.feed { return false }
         return true
     }
 
@@ -41,7 +41,9 @@ extension BuildSession {
         } else if usesUpToDate, !options.full, let feedSHA256 = await currentFeedSHA256(),
             let (published, record) = try? await store.upToDate(),
             options.clock.now.timeIntervalSince1970 < record.freshUntil,
-            record.inputs == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256),
+            let local = await LocalInputs.hash(of: record.localPaths),
+            record.inputs
+                == upToDateInputs(introSHA256: currentIntroSHA256(), feedSHA256: feedSHA256, localSHA256: local),
             await isAsLeft(published, record)
         {
             context.feedSHA256 = feedSHA256
@@ -68,26 +70,52 @@ extension BuildSession {
     /// published, and until when the URLs it used stay fresh); nil when it may leave none.
     /// Written only once the build has ended clean (``saveUpToDate(_:report:feedSHA256:)``).
     func pendingUpToDate(
-        report: BuildReport, items: [BuildItem], published: PublishedFiles, introSHA256: String?
+        report: BuildReport, items: [BuildItem], published: PublishedFiles, introSHA256: String?,
+        localInputs: LocalInputs?
     ) async -> PendingUpToDate? {
-        guard leavesUpToDate, Self.isClean(report) else { return nil }
+        guard leavesUpToDate, Self.isClean(report), let localInputs else { return nil }
         guard let freshUntil = freshUntil(of: items), let stamps = await stamps(of: published)
         else { return nil }
         let record = UpToDateRecord(
             inputs: "", freshUntil: freshUntil, photos: report.counts.photos, urls: report.counts.urls,
-            pages: report.counts.pagesRendered + report.counts.pagesUnchanged, files: stamps)
-        return PendingUpToDate(record: record, published: published, introSHA256: introSHA256)
+            pages: report.counts.pagesRendered + report.counts.pagesUnchanged, files: stamps,
+            localPaths: localInputs.paths)
+        return PendingUpToDate(
+            record: record, published: published, introSHA256: introSHA256, localSHA256: localInputs.sha256)
+    }
+
+    /// The site's own files this build read (``LocalInputs``): the folder feed's walk and the
+    /// local photos the loader read or looked up. Nil when the build may vouch for none of them:
+    /// one was seen with two stamps (it changed while the build ran), or one was written too
+    /// shortly before the build for its stamp to be trusted (``SourceStamp/isSettled(at:)``).
+    func localInputs(feed: FeedDocument, startedAt: Date) -> LocalInputs? {
+        guard let loaded = cache.digests.inputs else { return nil }
+        var stamps: [String: SourceStamp] = [:]
+        for input in feed.inputs + loaded {
+            if let earlier = stamps.updateValue(input.stamp, forKey: input.path), earlier != input.stamp {
+                return nil
+            }
+        }
+        guard stamps.values.allSatisfy({ $0.isSettled(at: startedAt) }) else { return nil }
+        let paths = stamps.keys.sorted()
+        return LocalInputs(paths: paths, sha256: LocalInputs.hash(paths.map { ($0, stamps[$0]) }))
     }
 
     /// Until when every URL the build used stays fresh: the photos', their Live Photos' motions'
-    /// (only a folder has them today, and a folder's build vouches for nothing) and the feed's.
-    /// Nil when one is not in the cache.
+    /// and the feed's (a local file's is in its stamp, ``LocalInputs``). Nil when one is not in
+    /// the cache; a build that used no URL is fresh as long as its local inputs are as it read
+    /// them.
     private func freshUntil(of items: [BuildItem]) -> Double? {
-        var urls = items.compactMap { $0.source?.description }
-        urls += items.compactMap { $0.photo.motion.flatMap(CanonicalURL.init)?.description }
+        var urls = items.compactMap { $0.source.flatMap { $0.isFile ? nil : $0.description } }
+        urls += items.compactMap { item in
+            item.photo.motion.flatMap(CanonicalURL.init).flatMap { $0.isFile ? nil : $0.description }
+        }
         if case .remote(let url) = layout.feed, let feed = CanonicalURL(url) { urls.append(feed.description) }
-        return cache.files.freshUntil(of: urls)
+        return cache.files.freshUntil(of: urls).map { min($0, Self.noExpiry) }
     }
+
+    /// A time in the far future (year 33,658), that the store keeps as a number.
+    static let noExpiry = 1e12
 
     /// For a `--refresh` build with the last build's record: the question whether the site that
     /// build published is this build's, asked once every photo's URL has answered that its copy
@@ -97,12 +125,16 @@ extension BuildSession {
     /// motion would be asked about only later).
     func unchangedSiteCheck(_ context: BuildContext) -> UnchangedSiteCheck? {
         guard let (published, record) = context.refreshBaseline, let feedSHA256 = context.feedSHA256,
-            Self.isClean(context.report), !context.items.contains(where: { $0.photo.motion != nil })
+            Self.isClean(context.report), !context.items.contains(where: { $0.photo.motion != nil }),
+            record.localPaths.isEmpty
         else { return nil }
         // Read once: the intro compared is the one the record left will vouch for.
         let introSHA256 = currentIntroSHA256()
-        return UnchangedSiteCheck(published: published, record: record, introSHA256: introSHA256) {
-            guard record.inputs == upToDateInputs(introSHA256: introSHA256, feedSHA256: feedSHA256)
+        let local = LocalInputs.hash([])
+        return UnchangedSiteCheck(
+            published: published, record: record, introSHA256: introSHA256, localSHA256: local
+        ) {
+            guard record.inputs == upToDateInputs(introSHA256: introSHA256, feedSHA256: feedSHA256, localSHA256: local)
             else { return false }
             return await isAsLeft(published, record)
         }
@@ -119,7 +151,9 @@ extension BuildSession {
         var vouched = check.record
         vouched.inputs = ""
         vouched.freshUntil = freshUntil
-        context.upToDate = PendingUpToDate(record: vouched, published: check.published, introSHA256: check.introSHA256)
+        context.upToDate = PendingUpToDate(
+            record: vouched, published: check.published, introSHA256: check.introSHA256,
+            localSHA256: check.localSHA256)
     }
 
     /// Writes what the build vouches for, once it has ended (its last warnings known, the cache
@@ -127,18 +161,19 @@ extension BuildSession {
     func saveUpToDate(_ pending: PendingUpToDate, report: BuildReport, feedSHA256: String?) async {
         guard let feedSHA256, Self.isClean(report), (report.remoteCache?.failures ?? 0) == 0 else { return }
         var record = pending.record
-        record.inputs = upToDateInputs(introSHA256: pending.introSHA256, feedSHA256: feedSHA256)
+        record.inputs = upToDateInputs(
+            introSHA256: pending.introSHA256, feedSHA256: feedSHA256, localSHA256: pending.localSHA256)
         try? await store.saveUpToDate(record, for: pending.published)
     }
 
-    /// No failure, no warning, no skipped entry and no local photo (a local file's change is
-    /// seen only by reading it).
+    /// No failure, no warning, no skipped entry.
     private static func isClean(_ report: BuildReport) -> Bool {
-        report.failures.isEmpty && report.warnings.isEmpty && report.counts.local == 0 && report.counts.skipped == 0
+        report.failures.isEmpty && report.warnings.isEmpty && report.counts.skipped == 0
     }
 
     /// The feed's content hash as a build would read it now, without parsing it: a feed file's
-    /// bytes, or a remote feed's cached copy (fresh, or the check fails on `freshUntil`).
+    /// bytes, or a remote feed's cached copy (fresh, or the check fails on `freshUntil`). A
+    /// folder's is in the stamps of its folders and files (``LocalInputs``): here, its path.
     private func currentFeedSHA256() async -> String? {
         switch layout.feed {
         case .file(let file): (try? PlainFile.read(file)).map { sha256Hex(of: $0) }
@@ -148,9 +183,12 @@ extension BuildSession {
             } else {
                 nil
             }
-        case .folder: nil
+        case .folder(let folder): Self.folderFeedKey(folder)
         }
     }
+
+    /// What stands for a folder feed in the inputs: what it holds is in their local part.
+    static func folderFeedKey(_ folder: URL) -> String { "folder \(folder.standardizedFileURL.path)" }
 
     /// The intro's content hash as the render step would read it now (nil: no intro).
     private func currentIntroSHA256() -> String? {
@@ -181,9 +219,9 @@ extension BuildSession {
     /// A hash of everything the build reads besides the photos: the settings (taken when the
     /// session began), the intro and the feed as they were read, and the cache's folders as the
     /// build left them.
-    private func upToDateInputs(introSHA256: String?, feedSHA256: String) -> String {
+    private func upToDateInputs(introSHA256: String?, feedSHA256: String, localSHA256: String) -> String {
         var inputs = upToDateSettings
-        inputs += "intro \(introSHA256 ?? "none")\nfeed \(feedSHA256)\n"
+        inputs += "intro \(introSHA256 ?? "none")\nfeed \(feedSHA256)\nlocal \(localSHA256)\n"
         // Thumbnails or originals removed from the cache are made or fetched again by a build,
         // as they would be without this check.
         for folder in cache.files.fileFolders {
@@ -239,6 +277,7 @@ struct UnchangedSiteCheck: Sendable {
     var published: PublishedFiles
     var record: UpToDateRecord
     var introSHA256: String?
+    var localSHA256: String
     var isUnchanged: @Sendable () async -> Bool
 }
 
@@ -248,4 +287,36 @@ struct PendingUpToDate: Sendable {
     var published: PublishedFiles
     /// The intro as the render step read it (nil: no intro).
     var introSHA256: String?
+    /// The site's own files the build read, hashed with their stamps (``LocalInputs``).
+    var localSHA256: String
+}
+
+/// The site's own files a build read, with their stamps before the reads: a hash of them is part
+/// of what the build vouches for, and the next build stamps the same paths again to compare
+/// (at 100,000 photos, a stat each instead of a read each).
+struct LocalInputs: Sendable {
+    /// Sorted.
+    var paths: [String]
+    var sha256: String
+
+    /// The hash of each path with its stamp, in order.
+    static func hash(_ stamped: [(String, SourceStamp?)]) -> String {
+        var text = ""
+        for (path, stamp) in stamped {
+            text += path
+            if let stamp {
+                text += "\0\(stamp.size) \(stamp.modified) \(stamp.changed) \(stamp.inode)\n"
+            } else {
+                text += "\0missing\n"
+            }
+        }
+        return sha256Hex(of: text)
+    }
+
+    /// The hash of `paths` as they are now; nil when one is gone (then the check fails anyway).
+    static func hash(of paths: [String]) async -> String? {
+        let stamps = await paths.concurrentMap { SourceStamp(path: $0) }
+        guard !stamps.contains(nil) else { return nil }
+        return hash(Array(zip(paths, stamps)))
+    }
 }

@@ -106,6 +106,7 @@ struct BuildSession: Sendable {
                 maxImageBytes: config.maxImageBytes,
                 maxVideoBytes: config.video.maxBytes,
                 refresh: options.refresh,
+                full: options.full,
                 offline: options.offline,
                 remoteCache: Self.remoteLocation(options: options, config: config),
                 signingKey: options.signingKey,
@@ -193,6 +194,9 @@ struct BuildSession: Sendable {
         do {
             try await renditions.persistUses()
             try await cache.files.persist()
+            // A build that read the whole feed forgets the files it no longer has.
+            let complete = if case .success = result { options.shard == nil } else { false }
+            try await cache.digests.persist(pruning: complete)
             // A build with nothing to do added nothing, and used nothing it would mark as used.
             if let limit = config.cacheLimit, case .success(let (report, _, _)) = result, !report.upToDate {
                 let (_, remaining) = try await cache.evict(toFit: limit)

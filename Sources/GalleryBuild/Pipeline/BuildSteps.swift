@@ -16,8 +16,11 @@ struct BuildContext {
     let statisticsBefore: TransferStatistics
     /// The feed as read: its albums and what it skipped (its photos are the ``items``).
     var feed = FeedDocument(photos: [], skipped: [])
-    /// The feed's content hash (nil for a folder).
+    /// The feed's content hash (for a folder, ``BuildSession/folderFeedKey(_:)``).
     var feedSHA256: String?
+    /// When the build began, by its clock: a site file written less than
+    /// ``SourceStamp/settleNanoseconds`` before is not vouched for by its stamp.
+    let startedAt: Date
     /// The photos this build makes (a shard's share with `--shard`), each with what the steps
     /// have added to it so far.
     var items: [BuildItem] = []
@@ -45,9 +48,10 @@ struct BuildContext {
     /// site a refresh that finds nothing changed upstream keeps.
     var refreshBaseline: (published: PublishedFiles, record: UpToDateRecord)?
 
-    init(statisticsBefore: TransferStatistics, events: @escaping SiteBuilder.EventHandler) {
+    init(statisticsBefore: TransferStatistics, events: @escaping SiteBuilder.EventHandler, startedAt: Date) {
         self.statisticsBefore = statisticsBefore
         self.events = events
+        self.startedAt = startedAt
     }
 
     /// A warning: in the report, and said as it happens.
@@ -122,7 +126,7 @@ extension BuildSession {
     func runSteps(statisticsBefore: TransferStatistics) async throws(BuildError) -> (
         BuildReport, String?, PendingUpToDate?
     ) {
-        var context = BuildContext(statisticsBefore: statisticsBefore, events: events)
+        var context = BuildContext(statisticsBefore: statisticsBefore, events: events, startedAt: options.clock.now)
         remote?.beginBuild()
         for warning in [cache.storeProblem.map { "cache store \($0)" }, remoteWarning].compactMap({ $0 }) {
             context.warn(warning)
@@ -155,7 +159,7 @@ extension BuildSession {
         let (report, feedSHA256, upToDate) = (context.report, context.feedSHA256, context.upToDate)
         // 100,000 photos' worth of values are freed on another thread, not on the build's path.
         let parts = (context.feed, context.items, context.site)
-        context = BuildContext(statisticsBefore: statisticsBefore, events: events)
+        context = BuildContext(statisticsBefore: statisticsBefore, events: events, startedAt: context.startedAt)
         releaseInBackground(parts)
         return (report, feedSHA256, upToDate)
     }
@@ -177,6 +181,7 @@ extension BuildSession {
     private func readFeed(_ context: inout BuildContext) async throws(BuildError) {
         // The cache's URL records, read once, off any lock: the feed's and the photos' loads use them.
         await cache.files.readRecords()
+        await cache.digests.read()
         // Shared in the document as it comes back, its only holder: not in a copy of its photos.
         var read = try await readFeed()
         read.0.redact(redaction)
@@ -349,7 +354,8 @@ extension BuildSession {
             try? await store.savePublishedFiles(published, replacing: recorded)
             context.upToDate = await pendingUpToDate(
                 report: context.report, items: context.items, published: published,
-                introSHA256: site.introSHA256)
+                introSHA256: site.introSHA256,
+                localInputs: localInputs(feed: context.feed, startedAt: context.startedAt))
         }
         try? FileManager.default.removeItem(
             at: layout.cacheDirectory.appendingPathComponent(RenderedPages.legacyFileName))
