@@ -296,9 +296,11 @@ extension GalleryItem {
     /// Every stored value of the item, its photo and its image, written by hand: `Encodable`
     /// took about 20 µs an item, the most of a no-change rebuild's render at 100,000 photos.
     /// PageFingerprintTests checks, by Mirror, that no stored value is left out.
-    func writeFingerprint(to encoder: FingerprintEncoder) {
+    /// `includingIndex`: false leaves out the photo's place in the feed, for a page key that
+    /// does not show it (``PageKeys``).
+    func writeFingerprint(to encoder: FingerprintEncoder, includingIndex: Bool = true) {
         encoder.append(.open)
-        encoder.append(int: photo.index)
+        if includingIndex { encoder.append(int: photo.index) } else { encoder.append(.null) }
         encoder.append(photo.id)
         encoder.append(photo.title)
         encoder.append(photo.source.absoluteString)

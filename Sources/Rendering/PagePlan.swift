@@ -399,8 +399,7 @@ struct PagePlan: Sendable {
         }
         let albumLinks = topAlbums.map { number in
             PageViewModel.AlbumLink(
-                title: albums[number].title, href: albums[number].href,
-                photoCount: language.number(albums[number].count), current: number == top)
+                title: albums[number].title, href: albums[number].href, photoCount: nil, current: number == top)
         }
         // The way up, when the header does not show it all: the gallery (or the albums page),
         // then each album the album is in.
@@ -423,17 +422,19 @@ struct PagePlan: Sendable {
             title: (album?.title ?? keyword?.title).map { "\($0) · \(siteTitle)" } ?? siteTitle,
             isIndex: page.kind == .all,
             photos: photos,
-            photoCount: language.text(
-                "photo_count", count: album?.count ?? keyword?.items.count ?? gallery.items.count
-            ).escapableInTemplates,
+            // On the first page alone: a photo added changes one page, not every page of the list.
+            photoCount: first
+                ? language.text(
+                    "photo_count", count: album?.count ?? keyword?.items.count ?? gallery.items.count
+                ).escapableInTemplates : nil,
             page: navigation,
             // With an albums page, the header links to it instead of listing every album.
             albums: hasAlbumsPage ? [] : albumLinks,
             albumsPage: hasAlbumsPage
-                ? PageViewModel.AlbumsPageLink(href: Self.albumsPagePath, count: language.number(topAlbums.count))
+                ? PageViewModel.AlbumsPageLink(href: Self.albumsPagePath)
                 : nil,
             keywordsPage: hasKeywordsPage
-                ? PageViewModel.AlbumsPageLink(href: Self.keywordsPagePath, count: language.number(keywords.count))
+                ? PageViewModel.AlbumsPageLink(href: Self.keywordsPagePath)
                 : nil,
             // The intro opens the gallery's first page only.
             intro: page.kind == .all && first && !gallery.introHTML.isEmpty ? gallery.introHTML : nil,
@@ -557,7 +558,6 @@ struct PagePlan: Sendable {
                     item, keywordPages: keywordPages, location: location, language: language, behindWarning: true),
                 photo: photo,
                 width: width, height: height,
-                number: position + 1, count: shown.count,
                 album: albumTrail.last,
                 albumTrail: albumTrail,
                 previous: neighbour(position - 1),

@@ -73,12 +73,13 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
         }
     }
 
-    /// An album in the header.
+    /// An album in the header (without its count: a photo added would change every page), or a
+    /// keyword on the keywords page (with it).
     struct AlbumLink: Sendable, MustacheParent, Encodable {
         var title: String
         var href: String
         /// As the site's language writes it.
-        var photoCount: String
+        var photoCount: String?
         var current: Bool
 
         func child(named name: String) -> Any? {
@@ -93,15 +94,13 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     }
 
     /// The albums page, linked from the header when there are too many albums to list there.
+    /// Without a count: the header is on every page, and an album added would change them all.
     struct AlbumsPageLink: Sendable, MustacheParent, Encodable {
         var href: String
-        /// As the site's language writes it.
-        var count: String
 
         func child(named name: String) -> Any? {
             switch name {
             case "href": href
-            case "count": count
             default: nil
             }
         }
@@ -112,7 +111,8 @@ struct PageViewModel: Sendable, MustacheParent, Encodable {
     var isIndex: Bool
     var photos: [PhotoViewModel]
     /// `200 photos`.
-    var photoCount: String
+    /// "N photos", on the first page of the list.
+    var photoCount: String?
     var page: Navigation
     /// Listed in the header (empty when they are on the albums page instead).
     var albums: [AlbumLink]

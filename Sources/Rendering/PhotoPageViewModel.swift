@@ -356,8 +356,6 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
     /// The largest rendition's size: the image's box.
     var width: Int
     var height: Int
-    var number: Int
-    var count: Int
     /// The photo's album (the last of ``albumTrail``).
     var album: Link?
     /// The albums the photo is in, outermost first.
@@ -415,12 +413,6 @@ struct PhotoPageViewModel: Sendable, MustacheParent, Encodable {
         case "image": photo.image
         case "width": width
         case "height": height
-        case "number": number
-        case "count": count
-        case "position":
-            site.language.text(
-                "position", ["number": site.language.number(number), "count": site.language.number(count)]
-            ).escapableInTemplates
         // The text either side of the date and of the place (`Taken {date}`), which are elements.
         case "takenBefore": site.language.around("taken", "date").before
         case "takenAfter": site.language.around("taken", "date").after

@@ -212,7 +212,8 @@ package struct SiteRenderer: Sendable {
         let tileCaptions = configuration.tileCaptions
         let slugs = await PhotoSlugs.slugs(of: gallery.items)
         let templates = templates
-        let salt = salt
+        let itemKeys = await PageKeys.itemFingerprints(of: gallery.items)
+        let keys = PageKeys(plan: plan, slugs: slugs, items: itemKeys, configuration: configuration, salt: salt)
         let sources = await sourcesFingerprint(of: gallery, slugs: slugs)
         // Same sources: every page the previous build left in place is this build's page.
         let kept = reuse?.sources == sources ? reuse?.recorded : nil
@@ -224,6 +225,11 @@ package struct SiteRenderer: Sendable {
                 RenderedChunk(
                     await part.concurrentMap { page in
                         if let fingerprint = kept?(page.path) { return .unchanged(page.path, fingerprint) }
+                        // In place with the key it would have: not built.
+                        let fingerprint = keys.grid(page)
+                        if reuse?.isCurrent(page.path, fingerprint) == true {
+                            return .unchanged(page.path, fingerprint)
+                        }
                         var photos = page.items.enumerated().map { offset, item in
                             var tile = PhotoViewModel(
                                 for: item, slug: slugs[item.photo.index], eager: offset < eagerCount, grid: grid,
@@ -241,10 +247,6 @@ package struct SiteRenderer: Sendable {
                             }
                         }
                         var model = plan.model(for: page, photos: photos, grid: grid)
-                        let fingerprint = PageFingerprint.of(model, path: page.path, salt: salt["page"] ?? [])
-                        if reuse?.isCurrent(page.path, fingerprint) == true {
-                            return .unchanged(page.path, fingerprint)
-                        }
                         // A tile's markup is its own template's, then set into the page's.
                         for index in model.photos.indices {
                             let html = templates.render(model.photos[index], "photo") ?? ""
@@ -276,7 +278,8 @@ package struct SiteRenderer: Sendable {
             try await hand(
                 RenderedChunk(files: [RenderedFile(path: PagePlan.keywordsPagePath, contents: Array(html.utf8))]))
         }
-        try await photoPages(plan: plan, slugs: slugs, chunk: chunk, reusing: reuse, kept: kept, into: hand)
+        try await photoPages(
+            plan: plan, slugs: slugs, keys: keys, chunk: chunk, reusing: reuse, kept: kept, into: hand)
         let last: [RenderedFile]
         do {
             last = try feeds(gallery: gallery, plan: plan, slugs: slugs) + assets()
@@ -335,7 +338,7 @@ package struct SiteRenderer: Sendable {
 
     /// `photos/<slug>.html` for every photo with an image, in gallery order, `chunk` at a time.
     private func photoPages<SinkError: Error>(
-        plan: PagePlan, slugs: [Int: String], chunk: Int, reusing reuse: PageReuse?,
+        plan: PagePlan, slugs: [Int: String], keys: PageKeys, chunk: Int, reusing reuse: PageReuse?,
         kept: (@Sendable (String) -> PageFingerprint?)?,
         into sink: (RenderedChunk) async throws(RenderFailure<SinkError>) -> Void
     ) async throws(RenderFailure<SinkError>) {
@@ -346,7 +349,6 @@ package struct SiteRenderer: Sendable {
         let pages = plan.photoPages(
             slugs: slugs, showsCameraDetails: configuration.showsCameraDetails, location: configuration.location)
         let templates = templates
-        let salt = salt["photo-page"] ?? []
         let size = max(1, chunk)
         for start in stride(from: 0, to: pages.count, by: size) {
             let positions = Array(start..<min(start + size, pages.count))
@@ -356,9 +358,11 @@ package struct SiteRenderer: Sendable {
                         if let kept, case let path = pages.path(at: position), let fingerprint = kept(path) {
                             return .unchanged(path, fingerprint)
                         }
+                        let fingerprint = keys.photo(at: position, of: pages)
+                        if let reuse, case let path = pages.path(at: position), reuse.isCurrent(path, fingerprint) {
+                            return .unchanged(path, fingerprint)
+                        }
                         let (path, model) = pages.page(at: position)
-                        let fingerprint = PageFingerprint.of(model, path: path, salt: salt)
-                        if reuse?.isCurrent(path, fingerprint) == true { return .unchanged(path, fingerprint) }
                         return .rendered(
                             RenderedFile(
                                 path: path, contents: Array((templates.render(model, "photo-page") ?? "").utf8),

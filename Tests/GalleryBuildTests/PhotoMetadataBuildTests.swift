@@ -97,7 +97,8 @@ import Testing
         #expect(older.values.compactMap(\.description).sorted() == ["Caption 1", "Caption 2"])
         store.close()
 
-        let upgraded = try await build(site)
+        // What a new gallerygen does (its binary is among what the up-to-date check compares).
+        let upgraded = try await SiteBuilder(siteDirectory: site.url, options: BuildOptions(full: true)).build().report
         #expect(upgraded.counts.processed == 0)
         let reopened = BuildStore.open(at: file).store
         defer { reopened.close() }

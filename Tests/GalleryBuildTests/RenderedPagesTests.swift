@@ -12,8 +12,12 @@ import Testing
 /// output is no longer the one the previous build left; the site it writes is the same bytes as
 /// a build from nothing.
 @Suite struct RenderedPagesTests {
+    /// Every build here renders: on a clock set before the site's files were written, none of
+    /// their stamps is settled (``SourceStamp/isSettled(at:)``), so no build vouches for the site
+    /// and none ends up to date.
     func build(_ site: FixtureSite, output: String? = nil) async throws -> BuildReport {
         var options = BuildOptions()
+        options.clock = .stopped(at: Date(timeIntervalSince1970: 1_000_000_000))
         options.output = output.map { site.folder.file($0).path }
         return try await SiteBuilder(siteDirectory: site.url, options: options).build().report
     }

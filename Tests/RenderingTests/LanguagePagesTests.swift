@@ -38,7 +38,7 @@ import Testing
         let album = try #require(files["album-coast.html"])
         #expect(album.contains(#">Album herunterladen</a> <span class="details">(ZIP, 603 Fotos, 1,7 MB)</span>"#))
         let photo = try #require(files["photos/harbour-1.html"])
-        #expect(photo.contains(#"<span class="position">1 von 1.205</span>"#))
+        #expect(!photo.contains(#"class="position""#))
         #expect(photo.contains(#"Aufgenommen am <time datetime="2024-03-12T14:05:00">12. März 2024 um 14:05</time>"#))
         #expect(photo.contains("<p class=\"place\">Aufnahmeort: <a "))
         #expect(photo.contains(#">Original herunterladen</a> <span class="details">(JPEG, 4,2 MB)</span>"#))
@@ -58,7 +58,7 @@ import Testing
         #expect(index.contains("<p>١٬٢٠٥ صور · صُنع باستخدام gallerygen</p>"))
         #expect(index.contains(#""digits":"٠١٢٣٤٥٦٧٨٩""#))
         let photo = try #require(files["photos/harbour-1.html"])
-        #expect(photo.contains(#"<span class="position">١ من ١٬٢٠٥</span>"#))
+        #expect(!photo.contains(#"class="position""#))
         #expect(photo.contains("١٢ مارس ٢٠٢٤، ١٤:٠٥"))
     }
 
