@@ -2,7 +2,8 @@
 # gallerygen on a folder of 100,000 photos (the 100k corpus's 640x480 photos, 1,000 distinct, the
 # rest hard links, linked into the site's own `photos/` folder: `feed: photos`), the way most
 # photographers keep them. Four builds: cold; nothing changed; one photo's caption changed (an XMP
-# sidecar added beside it); one new photo added (new bytes, sorted last, in the same folder). Wall
+# sidecar added beside it); one new photo added (new bytes, sorted last, in the same folder); then
+# `gallerygen serve` on it, a caption saved and the time until the page is told to reload. Wall
 # time, max RSS and CPU from /usr/bin/time, seconds per stage, whether the build was up to date
 # and the files it wrote from gallerygen's --report. Goals (issue 52; printed met/missed): nothing
 # changed at most 1.5 s, one caption at most 2 s, one photo added at most 3 s plus its thumbnails,
@@ -84,6 +85,14 @@ cat "$site/photos/00001.jpg" >"$site/photos/zz-new.jpg"
 printf 'x' >>"$site/photos/zz-new.jpg"
 measure one-added
 
+# gallerygen serve on the folder: a caption saved (a Markdown sidecar beside another photo), and
+# the time until the open page hears it should reload (then the page must show it).
+sync; sleep 10
+third=$(printf '%05d' $((count / 3)))
+serve_line=$(python3 bench/serve-edit.py "$bin" "$site" "$third" "photos/$third*.html" 2>"$work/serve.log") \
+  || { echo "serve: failed:" >&2; cat "$work/serve.log" >&2; exit 1; }
+read -r _ reload_s _ reload_shown <<<"$serve_line"
+
 goal() { # TEXT VALUE LIMIT UNIT
   awk -v t="$1" -v v="$2" -v l="$3" -v u="$4" 'BEGIN { printf "  %-44s %9.2f %-3s (goal <= %g %s): %s\n", t, v, u, l, u, (v <= l ? "met" : "MISSED") }'
 }
@@ -105,7 +114,8 @@ goal "no-change wall" "${wall[no-change]}" 1.5 s
 goal "one-caption wall" "${wall[one-caption]}" 2 s
 goal "one-added wall (with its own thumbnails)" "${wall[one-added]}" 3 s
 echo "  one-added files written: ${written[one-added]} (of the site's $(find "$site/public" -type f | wc -l))"
-echo "  edit-to-reload in gallerygen serve: not measured by this script yet"
+goal "serve: saved caption to reload" "$reload_s" 2 s
+echo "  serve: the reloaded page shows the caption: $reload_shown"
 echo "(MB = MiB; cpu % = (user + sys) / wall; *_s from the --report JSON's seconds; images overlaps load;"
 echo " written and processed from its counts; uptodt: the build ended up to date; load1 = the 1-minute load average as it started)"
 echo "reports: $work/{cold,no-change,one-caption,one-added}.json"

@@ -65,12 +65,21 @@ package struct PreviewServer: Sendable {
             siteDirectory: siteDirectory, options: options, resources: resources, liveReload: liveReload, log: log)
         let initial = await loop.rebuild(reason: "start")
         let outputDirectory = Self.outputDirectory(of: initial, siteDirectory: siteDirectory, options: options)
-        let watcher = SiteWatcher(paths: watchedPaths(excluding: outputDirectory))
+        let (paths, excluded) = watchedPaths(excluding: outputDirectory)
+        let watcher = SiteWatcher(site: siteDirectory.standardizedFileURL, excluded: excluded, paths: paths)
+        let method = watcher.method()
+        switch method {
+        case .notified: if configuration.verbose { log("watching the site with the system's file notifications") }
+        case .polling(let reason?): log("watching the site by polling its files (\(reason))")
+        case .polling(nil): break
+        }
         var logger = Logger(label: "gallerygen.serve")
         logger.logLevel = .warning
         var services: [any Service] = [
             ClosureService { [watcher] in
-                await cancelWhenGracefulShutdown { await watcher.run { await loop.start(reason: "change") } }
+                await cancelWhenGracefulShutdown {
+                    await watcher.run(method: method) { await loop.start(reason: "change") }
+                }
             }
         ]
         if let interval = configuration.pollInterval {
@@ -122,9 +131,10 @@ package struct PreviewServer: Sendable {
         return siteDirectory.appendingPathComponent(options.output ?? "public")
     }
 
-    /// The site folder's inputs: everything in it except the output, the cache and hidden files.
-    /// (A site's theme may live outside it; its `templates` folder is added then.)
-    private func watchedPaths(excluding output: URL) -> [URL] {
+    /// The site folder's inputs: everything in it except the output, the cache and hidden files
+    /// (a site's theme may live outside it; its `templates` folder is added then); and the
+    /// folders that are not inputs, by standardized path.
+    private func watchedPaths(excluding output: URL) -> ([URL], Set<String>) {
         let config = try? ConfigLoader().config(inSite: siteDirectory)
         let cache = config.map { siteDirectory.appendingPathComponent($0.cache).standardizedFileURL.path }
         let excluded = Set([output.standardizedFileURL.path, cache].compactMap { $0 })
@@ -139,6 +149,6 @@ package struct PreviewServer: Sendable {
                 ? URL(fileURLWithPath: templates) : siteDirectory.appendingPathComponent(templates)
             if !theme.standardizedFileURL.path.hasPrefix(siteDirectory.path + "/") { paths.append(theme) }
         }
-        return paths.sorted { $0.path < $1.path }
+        return (paths.sorted { $0.path < $1.path }, excluded)
     }
 }

@@ -1,15 +1,24 @@
 import Foundation
 import GalleryCore
+import Synchronization
 
-/// Notices edits to a site's inputs by polling their sizes and modification times: reliable on
-/// every file system (inotify misses edits on some network and container mounts, and editors
-/// that save by renaming), and cheap for the few hundred files of a site. A burst of saves
-/// within `settle` gives one change.
+/// Notices edits to a site's inputs: from the system's file notifications where it can
+/// (``FileEvents``: inotify on Linux), which hear a saved caption at once however many photos
+/// the folder holds; else by polling every file's size and modification time, which works on
+/// every file system (inotify misses edits on some network and container mounts) but walks the
+/// whole tree each time. A burst of saves within `settle` gives one change.
 struct SiteWatcher: Sendable {
+    /// The site folder: its own entries are watched, but hidden ones and ``excluded``.
+    var site: URL
+    /// The folders that are not inputs (the output and the cache), by standardized path.
+    var excluded: Set<String> = []
     /// Files and folders to watch; folders are walked (hidden entries skipped).
     var paths: [URL]
     var interval: Duration = .milliseconds(250)
     var settle: Duration = .milliseconds(200)
+    /// Poll even where the system could notify (a test of polling; a file system that does not
+    /// notify).
+    var polls = false
 
     /// Size and mtime of every watched file.
     func fingerprint() -> [String: String] {
@@ -39,9 +48,57 @@ struct SiteWatcher: Sendable {
         return "\(status.size)-\(status.modified)"
     }
 
+    /// How the watcher hears of changes: the system's notifications, or polling and why.
+    enum Method {
+        case notified(FileEvents)
+        case polling(reason: String?)
+    }
+
+    /// The system's notifications for the site, when they can be had.
+    func method() -> Method {
+        guard !polls else { return .polling(reason: nil) }
+        do {
+            let folders = paths.filter { FileStatus($0)?.isDirectory == true }
+            guard let events = try FileEvents(site: site, excluding: excluded, trees: folders) else {
+                return .polling(reason: nil)
+            }
+            return .notified(events)
+        } catch {
+            return .polling(reason: error.description)
+        }
+    }
+
     /// Calls `changed` once per settled burst of changes, until the task is cancelled.
-    func run(from start: [String: String]? = nil, changed: @Sendable () async -> Void) async {
-        var last = start ?? fingerprint()
+    /// `method` is how it hears of them (``method()``).
+    func run(method: Method? = nil, changed: @Sendable () async -> Void) async {
+        switch method ?? self.method() {
+        case .notified(let events): await run(on: events, changed: changed)
+        case .polling: await poll(changed: changed)
+        }
+    }
+
+    private func run(on events: FileEvents, changed: @Sendable () async -> Void) async {
+        events.start()
+        defer { events.stop() }
+        await withTaskCancellationHandler {
+            for await _ in events.changes {
+                // Let a burst of saves finish before acting on it: until one `settle` passes
+                // without a notification.
+                while !Task.isCancelled {
+                    let heard = events.batches
+                    do { try await Task.sleep(for: settle) } catch { return }
+                    if events.batches == heard { break }
+                }
+                guard !Task.isCancelled else { return }
+                await changed()
+            }
+        } onCancel: {
+            events.stop()
+        }
+    }
+
+    private func poll(changed: @Sendable () async -> Void) async {
+        var last = fingerprint()
         while !Task.isCancelled {
             do { try await Task.sleep(for: interval) } catch { return }
             var current = fingerprint()
