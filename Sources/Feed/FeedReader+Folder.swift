@@ -99,19 +99,26 @@ extension FeedReader {
             // Keyed as the photos' album paths are: cleaned.
             if let note { walk.albums[Photo.cleanedAlbumPath(path)] = note }
         }
+        // Paths as strings, a URL made only for what needs one: `appendingPathComponent` looks at
+        // the file system to tell a folder, and was a quarter of a 100,000-photo folder's walk.
+        let folderPath = folder.path.hasSuffix("/") ? String(folder.path.dropLast()) : folder.path
+        func fileURL(_ name: String, isFolder: Bool = false) -> URL {
+            URL(fileURLWithPath: folderPath + "/" + name, isDirectory: isFolder)
+        }
         for name in names {
-            let url = folder.appendingPathComponent(name)
-            let shown = (path + [name]).joined(separator: "/")
-            guard let status = FileStatus(url) else { continue }
+            let filePath = folderPath + "/" + name
+            guard let status = FileStatus(path: filePath) else { continue }
             let isFolder = status.isDirectory
             // A folder is stamped when it is listed; a file (a photo, a sidecar, an index.md, or
             // one the walk passes over) as it is seen, before it is read.
-            if !isFolder { walk.inputs.append(SourceInput(path: url.path, stamp: SourceStamp(status))) }
+            if !isFolder { walk.inputs.append(SourceInput(path: filePath, stamp: SourceStamp(status))) }
             guard isFolder || Self.isMediaName(name) else { continue }
             // A Live Photo's motion (`IMG_0001.MOV` beside `IMG_0001.HEIC`) is the still's, not
             // an item of its own.
             if !isFolder, motions.contains(name) { continue }
-            if FileStatus.isSymbolicLink(url), !walk.isAllowed(url) {
+            let shown = path.isEmpty ? name : (path + [name]).joined(separator: "/")
+            let url = fileURL(name, isFolder: isFolder)
+            if FileStatus.isSymbolicLink(path: filePath), !walk.isAllowed(url) {
                 walk.skip(
                     "\(shown): a symbolic link to a place outside the site folder; not read "
                         + "(set `follow_symlinks: true` in gallery.yml to read it)")
@@ -130,7 +137,7 @@ extension FeedReader {
                     ofFile: name, id: shown, source: url, albumPath: path, index: walk.photos.count,
                     metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
                 // The motion is read under the photo's rules: a plain file, a link only inside.
-                photo.motion = livePhotos[name].map(folder.appendingPathComponent)
+                photo.motion = livePhotos[name].map { fileURL($0) }
                     .flatMap { motion in
                         FileStatus(motion)?.isRegularFile == true
                             && (!FileStatus.isSymbolicLink(motion) || walk.isAllowed(motion)) ? motion : nil
@@ -164,7 +171,7 @@ extension FeedReader {
     }
 
     package static func title(ofFile name: String) -> String {
-        let stem = (name as NSString).deletingPathExtension
+        let stem = nameParts(name).stem
         let words = stem.split { $0 == "_" || $0 == "-" || $0 == " " || $0 == "." }
         let title = words.joined(separator: " ")
         return title.isEmpty ? stem : title
@@ -173,7 +180,7 @@ extension FeedReader {
     /// A photo's or a clip's name (`.jpg`, `.heic`, `.mp4`, `.mov`…): what a folder, a bucket or
     /// a WebDAV folder gives the gallery.
     package static func isMediaName(_ name: String) -> Bool {
-        let type = (name as NSString).pathExtension.lowercased()
+        let type = nameParts(name).type.lowercased()
         return imageExtensions.contains(type) || MediaKind.videoExtensions.contains(type)
     }
 
@@ -183,15 +190,31 @@ extension FeedReader {
     static func livePhotos(among names: Set<String>) -> [String: String] {
         var clips: [String: String] = [:]
         for name in names.sorted() {
-            let type = (name as NSString).pathExtension.lowercased()
-            let stem = (name as NSString).deletingPathExtension
-            if type == "mov" || type == "mp4", clips[stem] == nil { clips[stem] = name }
+            let (stem, type) = nameParts(name)
+            if ["mov", "mp4"].contains(type.lowercased()), clips[stem] == nil { clips[stem] = name }
         }
         guard !clips.isEmpty else { return [:] }
         var pairs: [String: String] = [:]
-        for name in names where ["heic", "jpg", "jpeg"].contains((name as NSString).pathExtension.lowercased()) {
-            if let clip = clips[(name as NSString).deletingPathExtension] { pairs[name] = clip }
+        for name in names {
+            let (stem, type) = nameParts(name)
+            guard ["heic", "jpg", "jpeg"].contains(type.lowercased()), let clip = clips[stem] else { continue }
+            pairs[name] = clip
         }
         return pairs
+    }
+}
+
+extension FeedReader {
+    /// A file name's stem and extension as `NSString`'s `deletingPathExtension` and
+    /// `pathExtension` give them (`a.b.jpg` is `a.b` and `jpg`; `.hidden` has none; `name.` is
+    /// `name` and none), without a bridge to NSString per name.
+    package static func nameParts(_ name: String) -> (stem: String, type: String) {
+        let bytes = name.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex else { return (name, "") }
+        let before = name[..<dot]
+        guard bytes.index(after: dot) != bytes.endIndex else {
+            return before.utf8.allSatisfy { $0 == UInt8(ascii: ".") } ? (name, "") : (String(before), "")
+        }
+        return (String(before), String(name[name.index(after: dot)...]))
     }
 }

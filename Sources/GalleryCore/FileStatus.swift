@@ -49,8 +49,13 @@ package struct FileStatus: Sendable, Equatable {
 
     /// Whether `url` itself is a symbolic link (not followed).
     package static func isSymbolicLink(_ url: URL) -> Bool {
+        isSymbolicLink(path: url.path)
+    }
+
+    /// Whether the file at `path` itself is a symbolic link (not followed).
+    package static func isSymbolicLink(path: String) -> Bool {
         var info = stat()
-        return lstat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 
     package init?(_ url: URL) {

@@ -214,7 +214,7 @@ package struct SiteRenderer: Sendable {
         let templates = templates
         let itemKeys = await PageKeys.itemFingerprints(of: gallery.items)
         let keys = PageKeys(plan: plan, slugs: slugs, items: itemKeys, configuration: configuration, salt: salt)
-        let sources = await sourcesFingerprint(of: gallery, slugs: slugs)
+        let sources = await sourcesFingerprint(of: gallery, slugs: slugs, itemKeys: itemKeys)
         // Same sources: every page the previous build left in place is this build's page.
         let kept = reuse?.sources == sources ? reuse?.recorded : nil
         // Grid pages hold 60 tiles each: a chunk of them weighs as much as 60 photo pages.
@@ -294,12 +294,23 @@ package struct SiteRenderer: Sendable {
     /// renderer's settings, the gallery's text and every stored value of every item, read through
     /// their synthesized `Encodable` conformances. Items are fingerprinted 1,024 at a time on
     /// every core, then the parts together.
-    func sourcesFingerprint(of gallery: Gallery, slugs: [Int: String]? = nil) async -> PageFingerprint {
+    /// With `itemKeys` (``PageKeys/itemFingerprints(of:)``), the items' parts are made of
+    /// their keys, in the gallery's order.
+    func sourcesFingerprint(
+        of gallery: Gallery, slugs: [Int: String]? = nil, itemKeys: [Int: PageFingerprint]? = nil
+    ) async -> PageFingerprint {
         let items = gallery.items
         let size = 1024
         let parts = await Array(stride(from: 0, to: items.count, by: size)).concurrentMap { start in
             let encoder = FingerprintEncoder()
-            for item in items[start..<min(start + size, items.count)] { item.writeFingerprint(to: encoder) }
+            for item in items[start..<min(start + size, items.count)] {
+                if let key = itemKeys?[item.photo.index] {
+                    encoder.append(int: item.photo.index)
+                    for word in [key.words.0, key.words.1, key.words.2, key.words.3] { encoder.append(integer: word) }
+                } else {
+                    item.writeFingerprint(to: encoder)
+                }
+            }
             return PageFingerprint(digest: SHA256.hash(data: encoder.bytes))
         }
         let header = Sources(

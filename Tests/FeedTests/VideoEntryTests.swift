@@ -64,4 +64,15 @@ import Testing
         #expect(document.photos.map(\.source.lastPathComponent) == ["surf.mp4", "dunes.webm", "a-1080.mp4"])
         #expect(document.photos[0].metadata.alt == "Waves breaking at dusk")
     }
+
+    /// A name's stem and extension are those Foundation's `NSString` gives.
+    @Test(arguments: [
+        "IMG_1.heic", "a.b.jpg", "name", "name.", ".hidden", "..x", "x..jpg", "photo.JPEG", "é.jpg", "a.b.", "..",
+        "archive.tar.gz",
+    ])
+    func aNameSplitsAsNSStringSplitsIt(_ name: String) {
+        let (stem, type) = FeedReader.nameParts(name)
+        #expect(type == (name as NSString).pathExtension, "\(name)")
+        #expect(stem == (name as NSString).deletingPathExtension, "\(name)")
+    }
 }

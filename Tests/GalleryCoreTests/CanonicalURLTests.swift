@@ -68,4 +68,20 @@ import Testing
         #expect(CanonicalURL.isCanonical("http://127.0.0.1:8092/photos/000123.jpg"))
         #expect(CanonicalURL.isCanonical("https://example.com/p?a=1&b=2"))
     }
+
+    /// A path standard already is taken as it is; any other is standardized, as Foundation does.
+    @Test(arguments: [
+        "/a/b.jpg", "/a/.hidden/b.jpg", "/a/...", "/a/b..c", "/", "/a/./b", "/a/../b", "/a//b", "/a/", "/a/.",
+        "/a/..", "a/b", "", "/.", "/..",
+    ])
+    func aStandardPathIsToldApart(_ path: String) {
+        let standard = URL(fileURLWithPath: path.isEmpty ? "/" : path).standardizedFileURL.path
+        if path.isStandardPath { #expect(standard == path, "\(path)") }
+        #expect(
+            path.isStandardPath
+                == ["/a/b.jpg", "/a/.hidden/b.jpg", "/a/...", "/a/b..c"].contains(path), "\(path)")
+        if path.hasPrefix("/") {
+            #expect(CanonicalURL(URL(fileURLWithPath: path))?.url.path == standard, "\(path)")
+        }
+    }
 }

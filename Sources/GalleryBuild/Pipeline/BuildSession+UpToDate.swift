@@ -299,18 +299,26 @@ struct LocalInputs: Sendable {
     var paths: [String]
     var sha256: String
 
-    /// The hash of each path with its stamp, in order.
+    /// The hash of each path with its stamp, in order: bytes, not text (100,000 paths a check).
     static func hash(_ stamped: [(String, SourceStamp?)]) -> String {
-        var text = ""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(stamped.count * 96)
         for (path, stamp) in stamped {
-            text += path
-            if let stamp {
-                text += "\0\(stamp.size) \(stamp.modified) \(stamp.changed) \(stamp.inode)\n"
-            } else {
-                text += "\0missing\n"
+            bytes += path.utf8
+            bytes.append(0)
+            guard let stamp else {
+                bytes.append(0)
+                continue
+            }
+            bytes.append(1)
+            for word in [
+                UInt64(bitPattern: stamp.size), UInt64(bitPattern: stamp.modified),
+                UInt64(bitPattern: stamp.changed), stamp.inode,
+            ] {
+                withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
             }
         }
-        return sha256Hex(of: text)
+        return sha256Hex(of: Data(bytes))
     }
 
     /// The hash of `paths` as they are now; nil when one is gone (then the check fails anyway).

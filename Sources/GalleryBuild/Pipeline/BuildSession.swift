@@ -285,7 +285,8 @@ struct BuildSession: Sendable {
     func relativeName(of file: URL) -> String {
         let site =
             layout.siteDirectory.path.hasSuffix("/") ? layout.siteDirectory.path : layout.siteDirectory.path + "/"
-        let path = file.standardizedFileURL.path
+        let written = file.path
+        let path = written.isStandardPath ? written : file.standardizedFileURL.path
         return path.hasPrefix(site) ? String(path.dropFirst(site.count)) : path
     }
 }

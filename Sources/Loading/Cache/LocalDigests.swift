@@ -46,8 +46,6 @@ package final class LocalDigests: Sendable {
         var entries: [String: Entry] = [:]
         /// As the store holds them.
         var persisted: [String: Entry] = [:]
-        /// The paths this build looked up or hashed.
-        var used: Set<String> = []
         /// Each file this build looked up or hashed, with its stamp then; nil once one was seen
         /// with two stamps (it changed while the build ran).
         var seen: [String: SourceStamp]? = [:]
@@ -100,7 +98,6 @@ package final class LocalDigests: Sendable {
     /// or has changed since. Rows not read yet (``read()``) count as none.
     package func sha256(of path: String, stamp: SourceStamp) -> String? {
         state.withLock { state in
-            state.used.insert(path)
             state.see(path, stamp)
             guard let entry = state.entries[path], entry.stamp == stamp else { return nil }
             return entry.sha256
@@ -111,7 +108,6 @@ package final class LocalDigests: Sendable {
     /// the stamp is too fresh to trust.
     package func note(_ sha256: String, of path: String, stamp: SourceStamp, at now: Date) {
         state.withLock { state in
-            state.used.insert(path)
             state.see(path, stamp)
             if stamp.isSettled(at: now) {
                 state.entries[path] = Entry(stamp: stamp, sha256: sha256)
@@ -128,17 +124,17 @@ package final class LocalDigests: Sendable {
     }
 
     /// Writes the rows that changed; with `pruning` (a build that read the whole feed), the rows
-    /// of files this build did not read go. Then the next build starts from the store again.
+    /// of files this build did not read or look up go. Then the next build starts from the store again.
     package func persist(pruning: Bool) async throws {
         let (changed, removed) = state.withLock { state in
             guard state.isLoaded else { return ([(String, Entry)](), [String]()) }
             let changed = state.entries.filter { state.persisted[$0.key] != $0.value }.sorted { $0.key < $1.key }
             var removed = state.persisted.keys.filter { state.entries[$0] == nil }
-            if pruning { removed += state.entries.keys.filter { !state.used.contains($0) } }
+            // A build that saw a file change under it prunes nothing: it does not know all it read.
+            if pruning, let seen = state.seen { removed += state.entries.keys.filter { seen[$0] == nil } }
             state.isLoaded = false
             state.entries = [:]
             state.persisted = [:]
-            state.used = []
             state.seen = [:]
             return (changed, removed.sorted())
         }
