@@ -167,7 +167,11 @@ import Testing
             files: [
                 FileStamp(size: 0, modified: .min, inode: 0),
                 FileStamp(size: .max, modified: 1_763_800_000_123_456_789, inode: .max),
-            ], localPaths: ["/site/photos", "/site/photos/a line\nbreak.jpg", "/site/photos/é.jpg"])
+            ],
+            local: ["/site/photos", "/site/photos/a line\nbreak.jpg", "/site/photos/é.jpg"].enumerated().map {
+                SourceInput(
+                    path: $1, stamp: SourceStamp(size: Int64($0), modified: .min, changed: .max, inode: .max - 1))
+            })
         #expect(EveryColumnTests.unset(in: published) == [] && EveryColumnTests.unset(in: record) == [])
         try await store.saveUpToDate(record, for: published)
         #expect(try await store.upToDate() == nil, "no list: nothing to vouch for")

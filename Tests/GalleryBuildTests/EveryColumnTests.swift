@@ -128,7 +128,8 @@ import Testing
             inputs: "ab12", freshUntil: 1_763_800_000.25, photos: 2, urls: 3, pages: 4,
             files: [
                 FileStamp(size: 1, modified: 2, inode: 3), FileStamp(size: 4, modified: 5, inode: .max),
-            ], localPaths: ["/site/photos", "/site/photos/a.jpg"])
+            ],
+            local: [SourceInput(path: "/site/photos", stamp: SourceStamp(size: 1, modified: 2, changed: 3, inode: 4))])
         #expect(Self.unset(in: published) + Self.unset(in: vouched) == [], "every field given a value")
         let folder = try TemporaryDirectory("store")
         let opening = BuildStore.open(at: folder.file("store.sqlite"))

@@ -38,7 +38,8 @@ enum PublishedSiteTable: StoreTable {
         },
         StoreMigration(11, "local inputs") { db in
             // The site's own files the build read (a folder feed's folders and files, local
-            // photos), their paths NUL-separated: the up-to-date check stamps each again.
+            // photos), each path with the stamp it had (``LocalInputBlob``): the up-to-date check
+            // stamps each again.
             try db.alter(table: "published_site") { table in table.add(column: "local_inputs", .blob) }
         },
     ]
@@ -81,19 +82,52 @@ struct UpToDateRecord: Sendable, Equatable {
     var pages: Int
     /// Each published file's stamp as the build left it, in the order of the list.
     var files: [FileStamp]
-    /// The site's own files the build read, sorted: their stamps are part of ``inputs``.
-    var localPaths: [String] = []
+    /// The site's own files the build read, sorted by path, each with the stamp it had before
+    /// it was read: a hash of them is part of ``inputs``.
+    var local: [SourceInput] = []
 }
 
-/// Paths packed NUL-separated (a path holds no NUL; it may hold a line break).
-enum PathBlob {
-    static func pack(_ paths: [String]) -> Data {
-        Data(paths.joined(separator: "\0").utf8)
+/// The site's own files a build read, packed: each path (which holds no NUL; it may hold a line
+/// break), a NUL, and its stamp as four 64-bit little-endian words.
+enum LocalInputBlob {
+    static func pack(_ inputs: [SourceInput]) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(inputs.count * 100)
+        for input in inputs {
+            bytes += input.path.utf8
+            bytes.append(0)
+            for word in [
+                UInt64(bitPattern: input.stamp.size), UInt64(bitPattern: input.stamp.modified),
+                UInt64(bitPattern: input.stamp.changed), input.stamp.inode,
+            ] {
+                withUnsafeBytes(of: word.littleEndian) { bytes += $0 }
+            }
+        }
+        return Data(bytes)
     }
 
-    static func unpack(_ data: Data?) -> [String] {
+    /// Nil when the blob is not one ``pack(_:)`` made.
+    static func unpack(_ data: Data?) -> [SourceInput]? {
         guard let data, !data.isEmpty else { return [] }
-        return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        return data.withUnsafeBytes { raw -> [SourceInput]? in
+            var inputs: [SourceInput] = []
+            var offset = 0
+            while offset < raw.count {
+                guard let end = raw[offset...].firstIndex(of: 0), end + 33 <= raw.count else { return nil }
+                let path = String(decoding: UnsafeRawBufferPointer(rebasing: raw[offset..<end]), as: UTF8.self)
+                func word(_ index: Int) -> UInt64 {
+                    UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: end + 1 + 8 * index, as: UInt64.self))
+                }
+                inputs.append(
+                    SourceInput(
+                        path: path,
+                        stamp: SourceStamp(
+                            size: Int64(bitPattern: word(0)), modified: Int64(bitPattern: word(1)),
+                            changed: Int64(bitPattern: word(2)), inode: word(3))))
+                offset = end + 33
+            }
+            return inputs
+        }
     }
 }
 
@@ -190,7 +224,7 @@ extension BuildStore {
             case .urls: record.urls
             case .pages: record.pages
             case .stamps: StampBlob.pack(record.files)
-            case .localInputs: PathBlob.pack(record.localPaths)
+            case .localInputs: LocalInputBlob.pack(record.local)
             case .output, .manifestSize, .manifestModified, .manifestInode, .files:
                 preconditionFailure("not a column of what a build vouches for: \(column)")
             }
@@ -217,15 +251,16 @@ extension BuildStore {
                     db, sql: "SELECT \(Column.list) FROM published_site WHERE inputs IS NOT NULL")
             else { return nil }
             let published = Self.published(from: row)
-            guard let stamps = StampBlob.unpack(row[Column.stamps]), stamps.count == published.files.count else {
+            guard let stamps = StampBlob.unpack(row[Column.stamps]), stamps.count == published.files.count,
+                let local = LocalInputBlob.unpack(row[Column.localInputs])
+            else {
                 return nil
             }
             return (
                 published,
                 UpToDateRecord(
                     inputs: row[Column.inputs], freshUntil: row[Column.freshUntil], photos: row[Column.photos],
-                    urls: row[Column.urls], pages: row[Column.pages], files: stamps,
-                    localPaths: PathBlob.unpack(row[Column.localInputs]))
+                    urls: row[Column.urls], pages: row[Column.pages], files: stamps, local: local)
             )
         }
     }

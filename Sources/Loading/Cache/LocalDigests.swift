@@ -46,6 +46,8 @@ package final class LocalDigests: Sendable {
         var entries: [String: Entry] = [:]
         /// As the store holds them.
         var persisted: [String: Entry] = [:]
+        /// The paths whose entry this build may have changed: read at a new stamp.
+        var noted: Set<String> = []
         /// Each file this build looked up or hashed, with its stamp then; nil once one was seen
         /// with two stamps (it changed while the build ran).
         var seen: [String: SourceStamp]? = [:]
@@ -109,6 +111,7 @@ package final class LocalDigests: Sendable {
     package func note(_ sha256: String, of path: String, stamp: SourceStamp, at now: Date) {
         state.withLock { state in
             state.see(path, stamp)
+            state.noted.insert(path)
             if stamp.isSettled(at: now) {
                 state.entries[path] = Entry(stamp: stamp, sha256: sha256)
             } else {
@@ -128,14 +131,24 @@ package final class LocalDigests: Sendable {
     package func persist(pruning: Bool) async throws {
         let (changed, removed) = state.withLock { state in
             guard state.isLoaded else { return ([(String, Entry)](), [String]()) }
-            let changed = state.entries.filter { state.persisted[$0.key] != $0.value }.sorted { $0.key < $1.key }
-            var removed = state.persisted.keys.filter { state.entries[$0] == nil }
+            // Only what this build read can differ from the store (a rebuild reads a few files).
+            var changed: [(String, Entry)] = []
+            var removed: [String] = []
+            for path in state.noted {
+                if let entry = state.entries[path] {
+                    if state.persisted[path] != entry { changed.append((path, entry)) }
+                } else if state.persisted[path] != nil {
+                    removed.append(path)
+                }
+            }
+            changed.sort { $0.0 < $1.0 }
             // A build that saw a file change under it prunes nothing: it does not know all it read.
             if pruning, let seen = state.seen { removed += state.entries.keys.filter { seen[$0] == nil } }
             state.isLoaded = false
             state.entries = [:]
             state.persisted = [:]
             state.seen = [:]
+            state.noted = []
             return (changed, removed.sorted())
         }
         reading.withLock { $0 = nil }
