@@ -81,7 +81,11 @@ struct SiteWatcher: Sendable {
         events.start()
         defer { events.stop() }
         await withTaskCancellationHandler {
+            // The batches the last call covered: a notification kept in the stream from a batch
+            // that came while the burst settled is not a change of its own.
+            var covered = 0
             for await _ in events.changes {
+                guard events.batches != covered else { continue }
                 // Let a burst of saves finish before acting on it: until one `settle` passes
                 // without a notification.
                 while !Task.isCancelled {
@@ -90,6 +94,8 @@ struct SiteWatcher: Sendable {
                     if events.batches == heard { break }
                 }
                 guard !Task.isCancelled else { return }
+                // Taken before the call: what comes while it runs is a change after it.
+                covered = events.batches
                 await changed()
             }
         } onCancel: {
