@@ -68,10 +68,10 @@ public struct CommandRun: Sendable {
         }
         reader.start()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let status = process.waitForExit()
         errorRead.wait()
         return CommandRun(
-            status: process.terminationStatus,
+            status: status,
             standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData.value ?? Data(), as: UTF8.self)
         )

@@ -131,7 +131,7 @@ public final class NginxStore: Sendable {
         func ended() {
             // Not once it has ended on its own: its pid may be another process's by now.
             if nginx.isRunning { kill(nginx.processIdentifier, SIGKILL) }
-            nginx.waitUntilExit()
+            nginx.waitForExit()
         }
         for _ in 0..<400 {
             let pid = (try? String(contentsOf: pidFile, encoding: .utf8))?.trimmingCharacters(
@@ -159,7 +159,7 @@ public final class NginxStore: Sendable {
             })
         else { return }
         kill(nginx.processIdentifier, SIGKILL)
-        nginx.waitUntilExit()
+        nginx.waitForExit()
     }
 
     /// Every request so far, in order.

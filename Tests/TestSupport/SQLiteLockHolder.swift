@@ -36,6 +36,6 @@ public final class SQLiteLockHolder: Sendable {
     /// Ends the transaction and the program.
     public func release() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        process.waitForExit()
     }
 }

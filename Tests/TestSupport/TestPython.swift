@@ -97,6 +97,6 @@ public final class S3TestServer: Sendable {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        process.waitForExit()
     }
 }

@@ -83,6 +83,6 @@ public final class WebDAVServer: Sendable {
     deinit {
         // WsgiDAV (cheroot) may take its time over SIGTERM: SIGKILL ends it at once.
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()
     }
 }
