@@ -297,7 +297,7 @@ package struct SiteRenderer: Sendable {
     /// With `itemKeys` (``PageKeys/itemFingerprints(of:)``), the items' parts are made of
     /// their keys, in the gallery's order.
     func sourcesFingerprint(
-        of gallery: Gallery, slugs: [Int: String]? = nil, itemKeys: [Int: PageFingerprint]? = nil
+        of gallery: Gallery, slugs: [Int: String]? = nil, itemKeys: ItemKeys? = nil
     ) async -> PageFingerprint {
         let items = gallery.items
         let size = 1024
