@@ -395,8 +395,10 @@ import Testing
             if request.path == "/p0.jpg" || request.path == "/p9.jpg" {
                 response.neverAnswer = true
             } else {
-                // The first silence (about 0.5 s in) comes while these answers still come.
-                response.delay = .milliseconds(150)
+                // The first silence (about 1.5 s in) comes while these answers still come. Times
+                // three times those of the test's first form (150 ms, 0.4 s): a CI run on a loaded
+                // machine delayed the answers past both silences, and the host rested.
+                response.delay = .milliseconds(450)
             }
             return response
         }
@@ -405,8 +407,8 @@ import Testing
         let loader = Self.refreshing(fixture) {
             $0.retry = RetryPolicy(attempts: 2, baseDelay: .milliseconds(5))
             $0.limits = TransferLimits(
-                idle: .milliseconds(400), total: .seconds(20), minimumBytesPerSecond: 2_000,
-                grace: .milliseconds(300))
+                idle: .milliseconds(1200), total: .seconds(30), minimumBytesPerSecond: 2_000,
+                grace: .milliseconds(900))
             $0.hostHealth = HostHealth.Configuration(failureLimit: 2)
         }
 
@@ -415,7 +417,7 @@ import Testing
         for index in [0, 9] {
             let stale = try #require(try result[index]?.get())
             #expect(stale.origin == .stale)
-            #expect(stale.warning?.hasPrefix("no answer for 0.4 s") == true, "\(stale.warning ?? "")")
+            #expect(stale.warning?.hasPrefix("no answer for 1.2 s") == true, "\(stale.warning ?? "")")
         }
         #expect(try (1...8).allSatisfy { try result[$0]?.get().origin == .revalidated })
         #expect(fixture.server.count("/p0.jpg") == 2 && fixture.server.count("/p9.jpg") == 2)
