@@ -147,6 +147,8 @@ extension BuildSession {
                     try await step.run(&context)
                 }
             } catch {
+                // Its read of the store ends before the store may be closed.
+                _ = await context.previousManifest?.value
                 context.staging?.abandon()
                 // Fetched for the downloads only (`no-store`): not kept by a build that failed.
                 for file in context.downloads.transient { try? FileManager.default.removeItem(at: file) }
@@ -155,6 +157,10 @@ extension BuildSession {
                 throw error
             }
         }
+        // A build that ended before its write step (a site without photos, a shard) still waits
+        // for the previous manifest's read: the store may be closed once the build returns (a
+        // read still under way then crashed a build of an emptied folder in SQLite).
+        _ = await context.previousManifest?.value
         countTransfers(into: &context.report, since: statisticsBefore)
         let (report, feedSHA256, upToDate) = (context.report, context.feedSHA256, context.upToDate)
         // 100,000 photos' worth of values are freed on another thread, not on the build's path.
