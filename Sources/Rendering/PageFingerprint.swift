@@ -104,6 +104,13 @@ final class FingerprintEncoder: Encoder {
         if let string { append(string) } else { append(.null) }
     }
 
+    /// A fingerprint's four words, as they are (a page key names its photos by theirs).
+    func append(fingerprint: PageFingerprint) {
+        for word in [fingerprint.words.0, fingerprint.words.1, fingerprint.words.2, fingerprint.words.3] {
+            append(integer: word)
+        }
+    }
+
     func append(int value: Int) {
         append(.integer)
         append(integer: UInt64(bitPattern: Int64(value)))

@@ -75,8 +75,7 @@ struct PageKeys: Sendable {
     private func append(_ item: GalleryItem?, to encoder: FingerprintEncoder) {
         guard let item else { return encoder.append(.null) }
         encoder.append(.open)
-        let key = items[item.photo.index] ?? PageFingerprint(words: (0, 0, 0, 0))
-        for word in [key.words.0, key.words.1, key.words.2, key.words.3] { encoder.append(integer: word) }
+        encoder.append(fingerprint: items[item.photo.index] ?? PageFingerprint(words: (0, 0, 0, 0)))
         encoder.append(optional: slugs[item.photo.index])
         encoder.append(.close)
     }

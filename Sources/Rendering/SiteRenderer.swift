@@ -306,7 +306,7 @@ package struct SiteRenderer: Sendable {
             for item in items[start..<min(start + size, items.count)] {
                 if let key = itemKeys?[item.photo.index] {
                     encoder.append(int: item.photo.index)
-                    for word in [key.words.0, key.words.1, key.words.2, key.words.3] { encoder.append(integer: word) }
+                    encoder.append(fingerprint: key)
                 } else {
                     item.writeFingerprint(to: encoder)
                 }
