@@ -34,7 +34,7 @@ final class FileEvents: @unchecked Sendable {
 
     /// How many batches of relevant notifications have been heard so far.
     var batches: Int { counter.load(ordering: .relaxed) }
-    /// The last paths heard of (at most 16), oldest first: what `serve --verbose` says changed.
+    /// The last paths heard of (at most 16), oldest first.
     var lastHeard: [String] { heard.withLock { $0 } }
     private let heard = Mutex<[String]>([])
     private let started = Atomic<Bool>(false)
@@ -104,9 +104,7 @@ final class FileEvents: @unchecked Sendable {
                 for name in names where !name.hasPrefix(".") {
                     let path = folder + "/" + name
                     // A link to a folder is not followed into (a loop would never end).
-                    if FileStatus(path: path)?.isDirectory == true,
-                        !FileStatus.isSymbolicLink(URL(fileURLWithPath: path))
-                    {
+                    if FileStatus(path: path)?.isDirectory == true, !FileStatus.isSymbolicLink(path: path) {
                         pending.append(path)
                     }
                 }

@@ -16,9 +16,6 @@ struct SiteWatcher: Sendable {
     var paths: [URL]
     var interval: Duration = .milliseconds(250)
     var settle: Duration = .milliseconds(200)
-    /// Poll even where the system could notify (a test of polling; a file system that does not
-    /// notify).
-    var polls = false
 
     /// Size and mtime of every watched file.
     func fingerprint() -> [String: String] {
@@ -56,7 +53,6 @@ struct SiteWatcher: Sendable {
 
     /// The system's notifications for the site, when they can be had.
     func method() -> Method {
-        guard !polls else { return .polling(reason: nil) }
         do {
             let folders = paths.filter { FileStatus($0)?.isDirectory == true }
             guard let events = try FileEvents(site: site, excluding: excluded, trees: folders) else {
