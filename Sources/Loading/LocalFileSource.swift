@@ -15,9 +15,12 @@ struct LocalFileSource: Sendable {
     /// The original of a file whose hash is known for the stamp it has now, without reading it;
     /// nil when it must be read (``original(for:)``).
     func known(_ source: CanonicalURL) -> Original? {
-        guard let digests, !rereads, let status = FileStatus(source.url), status.isRegularFile,
-            status.size <= maxImageBytes
-        else { return nil }
+        FileStatus(source.url).flatMap { known(source, status: $0) }
+    }
+
+    /// ``known(_:)`` for a file stat(2) has just described.
+    private func known(_ source: CanonicalURL, status: FileStatus) -> Original? {
+        guard let digests, !rereads, status.isRegularFile, status.size <= maxImageBytes else { return nil }
         let stamp = SourceStamp(status)
         guard let sha256 = digests.sha256(of: source.url.path, stamp: stamp) else { return nil }
         return Original(source: source, file: source.url, sha256: sha256, byteCount: status.size, origin: .local)
@@ -25,12 +28,12 @@ struct LocalFileSource: Sendable {
 
     func original(for source: CanonicalURL) throws -> Original {
         let file = source.url
-        if let known = known(source) { return known }
         let now = clock.now
         guard let status = FileStatus(file) else {
             throw LoadingError(
                 .unreadableFile, url: file.path, "cannot read the file: it does not exist or is not readable")
         }
+        if let known = known(source, status: status) { return known }
         guard status.isRegularFile else {
             throw LoadingError(
                 .unreadableFile, url: file.path, "not a plain file (a folder, pipe, socket or device); not read")

@@ -94,7 +94,7 @@ extension BuildSession {
     func localInputs(feed: FeedDocument, startedAt: Date) -> LocalInputs? {
         guard let loaded = cache.digests.inputs else { return nil }
         var stamps: [String: SourceStamp] = [:]
-        for input in feed.inputs + loaded {
+        for input in [feed.inputs, loaded].joined() {
             if let earlier = stamps.updateValue(input.stamp, forKey: input.path), earlier != input.stamp {
                 return nil
             }

@@ -44,10 +44,10 @@ package final class LocalDigests: Sendable {
     private struct State {
         var isLoaded = false
         var entries: [String: Entry] = [:]
-        /// As the store holds them.
-        var persisted: [String: Entry] = [:]
-        /// The paths whose entry this build may have changed: read at a new stamp.
-        var noted: Set<String> = []
+        /// The entry the store holds (nil: none) of each path this build read, which may have
+        /// changed it: only these rows can need writing (a copy of all 100,000 entries kept for
+        /// the comparison doubled them).
+        var before: [String: Entry?] = [:]
         /// Each file this build looked up or hashed, with its stamp then; nil once one was seen
         /// with two stamps (it changed while the build ran).
         var seen: [String: SourceStamp]? = [:]
@@ -79,7 +79,7 @@ package final class LocalDigests: Sendable {
     private func install(_ entries: [String: Entry]) {
         state.withLock { state in
             guard !state.isLoaded else { return }
-            (state.entries, state.persisted, state.isLoaded) = (entries, entries, true)
+            (state.entries, state.isLoaded) = (entries, true)
         }
     }
 
@@ -111,7 +111,7 @@ package final class LocalDigests: Sendable {
     package func note(_ sha256: String, of path: String, stamp: SourceStamp, at now: Date) {
         state.withLock { state in
             state.see(path, stamp)
-            state.noted.insert(path)
+            if state.before.index(forKey: path) == nil { state.before.updateValue(state.entries[path], forKey: path) }
             if stamp.isSettled(at: now) {
                 state.entries[path] = Entry(stamp: stamp, sha256: sha256)
             } else {
@@ -134,10 +134,10 @@ package final class LocalDigests: Sendable {
             // Only what this build read can differ from the store (a rebuild reads a few files).
             var changed: [(String, Entry)] = []
             var removed: [String] = []
-            for path in state.noted {
+            for (path, stored) in state.before where state.entries[path] != stored {
                 if let entry = state.entries[path] {
-                    if state.persisted[path] != entry { changed.append((path, entry)) }
-                } else if state.persisted[path] != nil {
+                    changed.append((path, entry))
+                } else {
                     removed.append(path)
                 }
             }
@@ -146,9 +146,8 @@ package final class LocalDigests: Sendable {
             if pruning, let seen = state.seen { removed += state.entries.keys.filter { seen[$0] == nil } }
             state.isLoaded = false
             state.entries = [:]
-            state.persisted = [:]
+            state.before = [:]
             state.seen = [:]
-            state.noted = []
             return (changed, removed.sorted())
         }
         reading.withLock { $0 = nil }
