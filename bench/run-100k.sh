@@ -29,11 +29,8 @@ base_corpus=$PWD/bench-work/$base_count-640x480/corpus
 base_work=$PWD/bench-work/$base_count-640x480/for-100k
 mkdir -p "$work" "$base_work"
 
-echo "start: $(nproc) cores, load: $(uptime)" >&2
-load_before=$(uptime)
-# Which binary is measured; checked again at the end (a rebuild during the run would mix two).
-bin_id() { printf '%s, %s' "$(sha256sum "$bin" | cut -c1-12)" "$(date -r "$bin" '+%F %T')"; }
-bin_before=$(bin_id)
+. bench/run-facts.sh
+run_start
 
 # NAME CORPUS PORT: the corpus (count URLs over 1,000 distinct photos; kept between runs).
 corpus() {
@@ -118,11 +115,7 @@ goal() { # TEXT VALUE LIMIT UNIT
 
 echo
 echo "gallerygen at $count feed entries (${urls[cold-$count]} distinct URLs, $(find "$work/corpus/photos" -name '*.jpg' | wc -l) photo files over $distinct distinct 640x480 photos); baseline $base_count entries (${urls[cold-$base_count]} URLs); widths 480 960; $(nproc) cores"
-echo "binary: $bin (sha256 $bin_before)"
-bin_after=$(bin_id)
-[ "$bin_after" = "$bin_before" ] || echo "WARNING: $bin changed during the run (now sha256 $bin_after): the builds ran different binaries"
-echo "load before: $load_before"
-echo "load after:  $(uptime)"
+run_facts
 echo
 printf '%-14s %8s %10s %6s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s %6s\n' scenario wall_s max_rss_MB cpu_% 200s 304s \
   check_s feed_s load_s images_s render_s manif_s write_s total_s load1

@@ -22,10 +22,8 @@ work=$PWD/bench-work/folder-$count
 corpus=$PWD/bench-work/$count-640x480/corpus
 mkdir -p "$work"
 
-echo "start: $(nproc) cores, load: $(uptime)" >&2
-load_before=$(uptime)
-bin_id() { printf '%s, %s' "$(sha256sum "$bin" | cut -c1-12)" "$(date -r "$bin" '+%F %T')"; }
-bin_before=$(bin_id)
+. bench/run-facts.sh
+run_start
 
 # The corpus's photos (its feed's base URL is not used here).
 python3 bench/make-corpus.py "$corpus" --count "$count" --size 640x480 --distinct 1000 \
@@ -99,11 +97,7 @@ goal() { # TEXT VALUE LIMIT UNIT
 
 echo
 echo "gallerygen on a folder of $count photos ($(find "$site/photos" -name '*.jpg' | wc -l) files over 1,000 distinct 640x480 photos, hard links); widths 480 960; $(nproc) cores"
-echo "binary: $bin (sha256 $bin_before)"
-bin_after=$(bin_id)
-[ "$bin_after" = "$bin_before" ] || echo "WARNING: $bin changed during the run (now sha256 $bin_after): the builds ran different binaries"
-echo "load before: $load_before"
-echo "load after:  $(uptime)"
+run_facts
 echo
 printf '%-14s %8s %10s %6s %8s %8s %8s %8s %8s %8s %8s %8s %9s %6s %6s\n' build wall_s max_rss_MB cpu_% \
   check_s feed_s load_s images_s render_s write_s total_s written processed uptodt load1
