@@ -60,6 +60,8 @@ public final class TestHTTPServer: Sendable {
         var requests: [Request] = []
         /// Paths whose answer could not be sent: the client had gone (an aborted transfer).
         var aborted: [String] = []
+        /// Paths asked with `neverAnswer` whose connection the client then closed.
+        var hungUp: [String] = []
         var inFlight = 0
         var maxInFlight = 0
         var connections = 0
@@ -133,6 +135,12 @@ public final class TestHTTPServer: Sendable {
 
     public var requests: [Request] { state.withLock { $0.requests } }
     public var abortedPaths: [String] { state.withLock { $0.aborted } }
+    /// Paths never answered (`neverAnswer`) whose connection the client closed: when it gave up.
+    public var hungUpPaths: [String] { state.withLock { $0.hungUp } }
+
+    fileprivate func recordHungUp(_ path: String) {
+        state.withLock { $0.hungUp.append(path) }
+    }
 
     fileprivate func recordAborted(_ path: String) {
         state.withLock { state in
@@ -158,6 +166,7 @@ public final class TestHTTPServer: Sendable {
         state.withLock {
             $0.requests = []
             $0.aborted = []
+            $0.hungUp = []
             $0.maxInFlight = 0
             $0.connections = 0
             observed.set($0.seen)
@@ -200,6 +209,8 @@ private final class ConnectionHandler: ChannelInboundHandler {
 
     private let box: StateBox
     private var head: HTTPRequestHead?
+    /// The path of a request this connection holds unanswered (`neverAnswer`).
+    private var silentPath: String?
 
     init(box: StateBox) {
         self.box = box
@@ -220,7 +231,10 @@ private final class ConnectionHandler: ChannelInboundHandler {
             for (name, value) in head.headers { headers[name.lowercased()] = value }
             let request = TestHTTPServer.Request(method: "\(head.method)", uri: head.uri, headers: headers)
             let response = server.begin(request)
-            if response.neverAnswer { return }
+            if response.neverAnswer {
+                silentPath = request.path
+                return
+            }
             let loop = context.eventLoop.assumeIsolated()
             if let until = response.until {
                 let deadline = NIODeadline.now() + Self.timeAmount(response.delay ?? .seconds(60))
@@ -312,6 +326,11 @@ private final class ConnectionHandler: ChannelInboundHandler {
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let silentPath { box.value?.recordHungUp(silentPath) }
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
