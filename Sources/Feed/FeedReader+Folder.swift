@@ -1,5 +1,6 @@
 package import Foundation
 package import GalleryCore
+import Synchronization
 
 extension FeedReader {
     /// File extensions read as images in a folder feed.
@@ -41,6 +42,7 @@ extension FeedReader {
         var document = FeedDocument(
             photos: walk.photos, albums: walk.albums, skipped: walk.skipped, warnings: walk.warnings)
         document.inputs = walk.inputs
+        document.photoStamps = walk.photoStamps
         return document
     }
 
@@ -56,6 +58,8 @@ extension FeedReader {
         var albums: [[String]: AlbumNote] = [:]
         /// Each folder listed and each entry of it, stamped before anything was read.
         var inputs: [SourceInput] = []
+        /// Each photo's stamp, by index.
+        var photoStamps: [SourceStamp?] = []
 
         mutating func skip(_ message: String) {
             skipped.append(FeedIssue(index: photos.count + skipped.count, message: message))
@@ -88,9 +92,8 @@ extension FeedReader {
                 .unreadableFolder, "cannot list the feed folder \(folder.path)", underlying: error as NSError)
         }
         let listed = Set(names)
-        let livePhotos = Self.livePhotos(among: listed)
+        let livePhotos = Self.livePhotos(among: names)
         let motions = Set(livePhotos.values)
-        var subfolders: [(String, URL)] = []
         if !path.isEmpty, listed.contains(Self.albumNoteName) {
             let (note, warnings) = Sidecar.albumNote(
                 of: folder.appendingPathComponent(Self.albumNoteName), album: path.joined(separator: "/"),
@@ -102,47 +105,28 @@ extension FeedReader {
         // Paths as strings, a URL made only for what needs one: `appendingPathComponent` looks at
         // the file system to tell a folder, and was a quarter of a 100,000-photo folder's walk.
         let folderPath = folder.path.hasSuffix("/") ? String(folder.path.dropLast()) : folder.path
-        func fileURL(_ name: String, isFolder: Bool = false) -> URL {
-            URL(fileURLWithPath: folderPath + "/" + name, isDirectory: isFolder)
+        let shownFolder = path.joined(separator: "/")
+        let roots = walk.roots
+        // Each entry is looked at on its own (stamped, its sidecar read), on every core: a
+        // folder of 100,000 photos took a second on one. The results are taken in name order.
+        let entries = Self.concurrentEntries(of: names) { name in
+            Self.entry(
+                name, in: folder, folderPath: folderPath, path: path, shownFolder: shownFolder, listed: listed,
+                livePhotos: livePhotos, motions: motions,
+                isAllowed: { url in roots?.contains { url.isInside($0) } ?? true })
         }
-        for name in names {
-            let filePath = folderPath + "/" + name
-            guard let status = FileStatus(path: filePath) else { continue }
-            let isFolder = status.isDirectory
-            // A folder is stamped when it is listed; a file (a photo, a sidecar, an index.md, or
-            // one the walk passes over) as it is seen, before it is read.
-            if !isFolder { walk.inputs.append(SourceInput(path: filePath, stamp: SourceStamp(status))) }
-            guard isFolder || Self.isMediaName(name) else { continue }
-            // A Live Photo's motion (`IMG_0001.MOV` beside `IMG_0001.HEIC`) is the still's, not
-            // an item of its own.
-            if !isFolder, motions.contains(name) { continue }
-            let shown = path.isEmpty ? name : (path + [name]).joined(separator: "/")
-            let url = fileURL(name, isFolder: isFolder)
-            if FileStatus.isSymbolicLink(path: filePath), !walk.isAllowed(url) {
-                walk.skip(
-                    "\(shown): a symbolic link to a place outside the site folder; not read "
-                        + "(set `follow_symlinks: true` in gallery.yml to read it)")
-                continue
-            }
-            if isFolder {
-                subfolders.append((name, url))
-            } else if !status.isRegularFile {
-                walk.skip("\(shown): not a plain file (a pipe, socket or device); not read")
-            } else {
-                let sidecar = Sidecar(
-                    of: name, among: listed, in: folder, shown: path.joined(separator: "/"),
-                    isAllowed: walk.isAllowed)
-                walk.warnings += sidecar.warnings
-                var photo = Self.photo(
-                    ofFile: name, id: shown, source: url, albumPath: path, index: walk.photos.count,
-                    metadata: sidecar.metadata, captionMarkdown: sidecar.captionMarkdown)
-                // The motion is read under the photo's rules: a plain file, a link only inside.
-                photo.motion = livePhotos[name].map { fileURL($0) }
-                    .flatMap { motion in
-                        FileStatus(motion)?.isRegularFile == true
-                            && (!FileStatus.isSymbolicLink(motion) || walk.isAllowed(motion)) ? motion : nil
-                    }
+        var subfolders: [(String, URL)] = []
+        for entry in entries {
+            if let input = entry.input { walk.inputs.append(input) }
+            switch entry.kind {
+            case .ignored: break
+            case .skipped(let message): walk.skip(message)
+            case .folder(let name, let url): subfolders.append((name, url))
+            case .photo(var photo, let warnings):
+                walk.warnings += warnings
+                photo.index = walk.photos.count
                 walk.photos.append(photo)
+                walk.photoStamps.append(entry.input?.stamp)
             }
         }
         for (name, url) in subfolders {
@@ -153,6 +137,82 @@ extension FeedReader {
             }
             try collect(folder: url, path: path + [name], depth: depth + 1, walk: &walk, isRoot: false)
         }
+    }
+
+    /// What the walk makes of one entry of a folder.
+    private struct FolderEntry: Sendable {
+        enum Kind: Sendable {
+            case ignored
+            case skipped(String)
+            case folder(String, URL)
+            /// A photo, its index still to be given, and what was wrong with its sidecars.
+            case photo(Photo, [String])
+        }
+
+        /// The entry's stamp, taken before it is read: a file's (a folder is stamped when it is
+        /// listed).
+        var input: SourceInput?
+        var kind: Kind
+    }
+
+    /// `entry` of each name, in order, the names split into parts run on every core.
+    private static func concurrentEntries(of names: [String], _ entry: @Sendable (String) -> FolderEntry)
+        -> [FolderEntry]
+    {
+        let partSize = 512
+        guard names.count > partSize else { return names.map(entry) }
+        let parts = (names.count + partSize - 1) / partSize
+        let results = Mutex<[[FolderEntry]]>(Array(repeating: [], count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let range = part * partSize..<min(names.count, (part + 1) * partSize)
+            let made = names[range].map(entry)
+            results.withLock { $0[part] = made }
+        }
+        return results.withLock { $0.flatMap { $0 } }
+    }
+
+    /// One entry of a folder as the walk takes it: a photo (with its sidecars and motion), a
+    /// folder to walk, an entry reported and not read, or one passed over.
+    private static func entry(
+        _ name: String, in folder: URL, folderPath: String, path: [String], shownFolder: String,
+        listed: Set<String>, livePhotos: [String: String], motions: Set<String>, isAllowed: @Sendable (URL) -> Bool
+    ) -> FolderEntry {
+        let filePath = folderPath + "/" + name
+        // One lstat(2) for all but a link, which is followed to what it names.
+        guard let (status, isLink) = FileStatus.entry(path: filePath) else { return FolderEntry(kind: .ignored) }
+        let isFolder = status.isDirectory
+        // A folder is stamped when it is listed; a file (a photo, a sidecar, an index.md, or one
+        // the walk passes over) as it is seen, before it is read.
+        let input = isFolder ? nil : SourceInput(path: filePath, stamp: SourceStamp(status))
+        guard isFolder || isMediaName(name) else { return FolderEntry(input: input, kind: .ignored) }
+        // A Live Photo's motion (`IMG_0001.MOV` beside `IMG_0001.HEIC`) is the still's, not an
+        // item of its own.
+        if !isFolder, motions.contains(name) { return FolderEntry(input: input, kind: .ignored) }
+        let shown = path.isEmpty ? name : shownFolder + "/" + name
+        let url = URL(fileURLWithPath: filePath, isDirectory: isFolder)
+        if isLink, !isAllowed(url) {
+            return FolderEntry(
+                input: input,
+                kind: .skipped(
+                    "\(shown): a symbolic link to a place outside the site folder; not read "
+                        + "(set `follow_symlinks: true` in gallery.yml to read it)"))
+        }
+        if isFolder { return FolderEntry(input: input, kind: .folder(name, url)) }
+        guard status.isRegularFile else {
+            return FolderEntry(
+                input: input, kind: .skipped("\(shown): not a plain file (a pipe, socket or device); not read"))
+        }
+        let sidecar = Sidecar(of: name, among: listed, in: folder, shown: shownFolder, isAllowed: isAllowed)
+        var photo = photo(
+            ofFile: name, id: shown, source: url, albumPath: path, index: 0, metadata: sidecar.metadata,
+            captionMarkdown: sidecar.captionMarkdown)
+        // The motion is read under the photo's rules: a plain file, a link only inside.
+        photo.motion = livePhotos[name].map { URL(fileURLWithPath: folderPath + "/" + $0, isDirectory: false) }
+            .flatMap { motion in
+                FileStatus(motion)?.isRegularFile == true
+                    && (!FileStatus.isSymbolicLink(motion) || isAllowed(motion)) ? motion : nil
+            }
+        return FolderEntry(input: input, kind: .photo(photo, sidecar.warnings))
     }
 
     /// A file name as a title: no extension, separators as spaces, camera prefixes' leading
@@ -186,10 +246,10 @@ extension FeedReader {
 
     /// A folder's Live Photos: each still (`.heic`, `.jpg`, `.jpeg`, any case) with the clip of
     /// the same name beside it (`.mov` or `.mp4`, any case; the first in name order when there
-    /// are both), by the still's name.
-    static func livePhotos(among names: Set<String>) -> [String: String] {
+    /// are both), by the still's name. `names` are in name order.
+    static func livePhotos(among names: [String]) -> [String: String] {
         var clips: [String: String] = [:]
-        for name in names.sorted() {
+        for name in names {
             let (stem, type) = nameParts(name)
             if ["mov", "mp4"].contains(type.lowercased()), clips[stem] == nil { clips[stem] = name }
         }

@@ -33,6 +33,20 @@ package struct FileStatus: Sendable, Equatable {
     package init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The status of the file at `path` (a symbolic link followed to what it names), and whether
+    /// `path` itself is a link: one lstat(2) for all but a link. Nil when there is none (or the
+    /// link leads nowhere).
+    package static func entry(path: String) -> (status: FileStatus, isSymbolicLink: Bool)? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        guard (info.st_mode & S_IFMT) == S_IFLNK else { return (FileStatus(info), false) }
+        return FileStatus(path: path).map { ($0, true) }
+    }
+
+    private init(_ info: stat) {
         size = Int64(info.st_size)
         #if canImport(Darwin)
             let (time, changed) = (info.st_mtimespec, info.st_ctimespec)

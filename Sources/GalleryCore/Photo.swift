@@ -141,6 +141,10 @@ package struct FeedDocument: Sendable {
     /// stamp as the walk saw it, before it read anything. While every one keeps its stamp, the
     /// folder reads the same (the up-to-date check, docs/guarantees.md).
     package var inputs: [SourceInput] = []
+    /// A folder feed's photos' stamps as the walk took them, by photo index: the load looks up a
+    /// file's hash by it without a stat(2) of its own (a stamp that is not the file's finds no
+    /// hash, and the file is read).
+    package var photoStamps: [SourceStamp?] = []
 
     package init(
         title: String? = nil, photos: [Photo], albums: [[String]: AlbumNote] = [:], skipped: [FeedIssue] = [],

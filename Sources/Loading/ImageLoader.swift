@@ -76,6 +76,13 @@ package final class ImageLoader: OriginalLoading {
         return remote?.availableOriginal(for: source)
     }
 
+    /// ``availableOriginal(for:)`` of a local file stamped by this build (a folder feed's walk)
+    /// with `stamp`: no stat(2) of its own.
+    package func availableOriginal(for source: CanonicalURL, stamp: SourceStamp?) -> Original? {
+        guard source.isFile, let stamp else { return availableOriginal(for: source) }
+        return local.known(source, stamp: stamp)
+    }
+
     /// The remote loader's answers for the http(s) URLs of `sources` (it leaves local files
     /// out). They do not pass through the coalescing of ``original(for:)``: for a build that is
     /// alone with its loader, not one whose loads another build may share (`gallerygen serve`).

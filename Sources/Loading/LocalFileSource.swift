@@ -20,10 +20,16 @@ struct LocalFileSource: Sendable {
 
     /// ``known(_:)`` for a file stat(2) has just described.
     private func known(_ source: CanonicalURL, status: FileStatus) -> Original? {
-        guard let digests, !rereads, status.isRegularFile, status.size <= maxImageBytes else { return nil }
-        let stamp = SourceStamp(status)
+        guard status.isRegularFile else { return nil }
+        return known(source, stamp: SourceStamp(status))
+    }
+
+    /// ``known(_:)`` for a plain file with `stamp`, taken by this build (a folder feed's walk):
+    /// a stamp the file no longer has finds no hash, and the file is read.
+    func known(_ source: CanonicalURL, stamp: SourceStamp) -> Original? {
+        guard let digests, !rereads, stamp.size <= maxImageBytes else { return nil }
         guard let sha256 = digests.sha256(of: source.url.path, stamp: stamp) else { return nil }
-        return Original(source: source, file: source.url, sha256: sha256, byteCount: status.size, origin: .local)
+        return Original(source: source, file: source.url, sha256: sha256, byteCount: stamp.size, origin: .local)
     }
 
     func original(for source: CanonicalURL) throws -> Original {

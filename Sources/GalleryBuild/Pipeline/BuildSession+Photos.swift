@@ -26,8 +26,12 @@ extension BuildSession {
     /// confirmed the cached copy (a `--refresh` that found nothing changed upstream), says
     /// whether the site the last build published is this build's too: then no photo is made,
     /// and the pass says so.
+    ///
+    /// `stamps`, by photo index, are a folder feed's files' stamps as its walk took them
+    /// (``FeedDocument/photoStamps``).
     func processPhotos(
-        _ items: inout [BuildItem], report: inout BuildReport, unchangedSite check: UnchangedSiteCheck? = nil
+        _ items: inout [BuildItem], stamps: [SourceStamp?] = [], report: inout BuildReport,
+        unchangedSite check: UnchangedSiteCheck? = nil
     ) async throws(BuildError) -> PhotoPass {
         events(.started(.load, total: items.count))
         events(.started(.images, total: items.count))
@@ -41,9 +45,11 @@ extension BuildSession {
         // pass over the feed on every core settles them (all of a rebuild within max-age). The
         // rest are revalidated (or fetched): their sets are most likely those of the bytes the
         // cache holds. All the sets' records are read in one go, not one query per photo.
-        var found = await items.concurrentMap { [loader, renditions] item in
+        var found = await items.concurrentMap { [loader, renditions, stamps] item in
             guard let source = item.source else { return (original: (Original, String)?.none, setKey: String?.none) }
-            if let original = loader.availableOriginal(for: source) {
+            let index = item.photo.index
+            let stamp = stamps.indices.contains(index) ? stamps[index] : nil
+            if let original = loader.availableOriginal(for: source, stamp: stamp) {
                 let key = renditions.usedSetKey(of: original)
                 return ((original, key), key)
             }

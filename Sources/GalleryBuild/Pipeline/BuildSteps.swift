@@ -254,7 +254,9 @@ extension BuildSession {
     private func loadPhotos(_ context: inout BuildContext) async throws(BuildError) {
         let check = unchangedSiteCheck(context)
         if check == nil { readPreviousManifest(&context) }
-        switch try await processPhotos(&context.items, report: &context.report, unchangedSite: check) {
+        switch try await processPhotos(
+            &context.items, stamps: context.feed.photoStamps, report: &context.report, unchangedSite: check)
+        {
         case .siteUnchanged(let check):
             endUnchangedRefresh(check, &context)
         case .made:
