@@ -93,15 +93,35 @@ extension BuildSession {
     /// shortly before the build for its stamp to be trusted (``SourceStamp/isSettled(at:)``).
     func localInputs(feed: FeedDocument, startedAt: Date) -> LocalInputs? {
         guard let loaded = cache.digests.inputs else { return nil }
+        // The walk's inputs in its order (each once, each folder before its entries), then the
+        // other files the loader read (a feed file's photos) in path order: the same inputs give
+        // the same list, with no sort of 100,000 paths.
         var stamps: [String: SourceStamp] = [:]
-        for input in [feed.inputs, loaded].joined() {
-            if let earlier = stamps.updateValue(input.stamp, forKey: input.path), earlier != input.stamp {
-                return nil
-            }
+        stamps.reserveCapacity(feed.inputs.count)
+        for input in feed.inputs {
+            if let earlier = stamps.updateValue(input.stamp, forKey: input.path), earlier != input.stamp { return nil }
         }
-        guard stamps.values.allSatisfy({ $0.isSettled(at: startedAt) }) else { return nil }
-        let inputs = stamps.map { SourceInput(path: $0.key, stamp: $0.value) }.sorted { $0.path < $1.path }
+        var others: [String: SourceStamp] = [:]
+        for input in loaded {
+            guard let walked = stamps[input.path] else {
+                if let earlier = others.updateValue(input.stamp, forKey: input.path), earlier != input.stamp {
+                    return nil
+                }
+                continue
+            }
+            guard walked == input.stamp else { return nil }
+        }
+        let inputs =
+            (stamps.count == feed.inputs.count ? feed.inputs : Self.firstOfEach(feed.inputs))
+            + others.map { SourceInput(path: $0.key, stamp: $0.value) }.sorted { $0.path < $1.path }
+        guard inputs.allSatisfy({ $0.stamp.isSettled(at: startedAt) }) else { return nil }
         return LocalInputs(inputs: inputs, sha256: LocalInputs.hash(inputs))
+    }
+
+    /// `inputs` with each path once, where it first came.
+    private static func firstOfEach(_ inputs: [SourceInput]) -> [SourceInput] {
+        var seen: Set<String> = []
+        return inputs.filter { seen.insert($0.path).inserted }
     }
 
     /// Until when every URL the build used stays fresh: the photos', their Live Photos' motions'
@@ -298,7 +318,8 @@ struct PendingUpToDate: Sendable {
 /// of what the build vouches for, and the next build stamps the same paths again to compare
 /// (at 100,000 photos, a stat each instead of a read each, and none past the first that moved).
 struct LocalInputs: Sendable {
-    /// Sorted by path.
+    /// The folder walk's in its order (each folder before its entries), then the other files read
+    /// in path order: the same inputs give the same list.
     var inputs: [SourceInput]
     var sha256: String
 

@@ -187,9 +187,12 @@ extension BuildSession {
     private func readFeed(_ context: inout BuildContext) async throws(BuildError) {
         // The cache's URL records, read once, off any lock: the feed's and the photos' loads use them.
         await cache.files.readRecords()
-        await cache.digests.read()
+        // The local files' hashes only the photos' loads use: read while the feed is (a folder of
+        // 100,000 photos has as many).
+        async let digests: Void = cache.digests.read()
         // Shared in the document as it comes back, its only holder: not in a copy of its photos.
         var read = try await readFeed()
+        await digests
         read.0.redact(redaction)
         read.0.shareAlbumPaths()
         let (feed, feedSHA256, feedWarning) = read
