@@ -43,3 +43,17 @@ private final class Box<Value: Sendable>: @unchecked Sendable {
         value = nil
     }
 }
+
+/// `work`, which blocks (a folder of 100,000 entries walked on every core), run on a thread of
+/// the system's pool: the cooperative threads (two on a 2-core machine) stay free for the tasks
+/// that wait on timers and sockets meanwhile (a transfer's watch, `serve`'s answers).
+package func offTheCooperativeThreads<Value: Sendable, Failure: Error>(
+    _ work: @escaping @Sendable () throws(Failure) -> Value
+) async throws(Failure) -> Value {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+        DispatchQueue.global().async {
+            continuation.resume(returning: Result { () throws(Failure) -> Value in try work() })
+        }
+    }
+    return try result.get()
+}

@@ -31,9 +31,11 @@ extension BuildSession {
             switch layout.feed {
             case .folder(let folder):
                 let roots = config.followsSymlinks ? nil : [layout.siteDirectory, folder]
-                return (
-                    try reader.document(fromFolder: folder, allowedRoots: roots), Self.folderFeedKey(folder), nil
-                )
+                // The walk blocks (it stats every entry, on every core): not on a cooperative thread.
+                let document = try await offTheCooperativeThreads { () throws(FeedError) in
+                    try reader.document(fromFolder: folder, allowedRoots: roots)
+                }
+                return (document, Self.folderFeedKey(folder), nil)
             case .file(let file):
                 var reader = reader
                 if !config.followsSymlinks {

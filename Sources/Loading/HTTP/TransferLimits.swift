@@ -68,8 +68,12 @@ package struct TransferLimits: Sendable, Equatable {
         while true {
             try await Task.sleep(for: tick, clock: clock)
             let now = clock.now
-            if let broken = Self.brokenLimit(of: meter.progress, at: now, limits: self, url: url) { throw broken }
             let progress = meter.progress
+            // Silence first; then the rate before the deadline: a watch woken late on a busy
+            // machine, past both, names the cause (a body this slow), not the deadline it caused.
+            if let broken = Self.brokenLimit(of: progress, at: now, limits: self, url: url), broken.code == .timedOut {
+                throw broken
+            }
             if let bodyStarted = progress.bodyStarted, now - bodyStarted >= grace {
                 let seconds = (now - bodyStarted).seconds
                 let rate = Double(progress.bodyBytes) / seconds
@@ -80,6 +84,7 @@ package struct TransferLimits: Sendable, Equatable {
                             + "minimum of \(minimumBytesPerSecond) bytes a second")
                 }
             }
+            if let broken = Self.brokenLimit(of: progress, at: now, limits: self, url: url) { throw broken }
         }
     }
 
