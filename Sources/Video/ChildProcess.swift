@@ -167,14 +167,29 @@ struct ChildProcess {
     }
 
     /// Held while a pipe is made and marked close-on-exec and while a child is spawned, so that no
-    /// child of this process is spawned between the two (Swift's Glibc has no `pipe2`).
+    /// child of this process's own is spawned between the two where `pipe2(2)` is missing.
     private static let spawning = Mutex(())
+
+    #if canImport(Glibc)
+        /// `pipe2(2)`, which Swift's Glibc module does not declare: a pipe made close-on-exec at
+        /// once. A child spawned by other code in the process (Foundation's `Process`: the test
+        /// suite's servers) between a `pipe` and its `fcntl` kept the write end open, and a run
+        /// then waited for an end of output that never came, to its time limit.
+        private static let pipe2: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32)? = dlsym(
+            nil, "pipe2"
+        )
+        .map { unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self) }
+    #endif
 
     /// A pipe whose ends close on exec; nil when none can be made.
     private static func pipe() -> (read: Int32, write: Int32)? {
         spawning.withLock { _ in
             var ends: [Int32] = [-1, -1]
             #if canImport(Glibc)
+                if let pipe2 {
+                    guard pipe2(&ends, O_CLOEXEC) == 0 else { return nil }
+                    return (ends[0], ends[1])
+                }
                 guard Glibc.pipe(&ends) == 0 else { return nil }
             #else
                 guard Darwin.pipe(&ends) == 0 else { return nil }
