@@ -116,17 +116,23 @@ extension FeedReader {
                 isAllowed: { url in roots?.contains { url.isInside($0) } ?? true })
         }
         var subfolders: [(String, URL)] = []
-        for entry in entries {
-            if let input = entry.input { walk.inputs.append(input) }
-            switch entry.kind {
-            case .ignored: break
-            case .skipped(let message): walk.skip(message)
-            case .folder(let name, let url): subfolders.append((name, url))
-            case .photo(var photo, let warnings):
-                walk.warnings += warnings
-                photo.index = walk.photos.count
-                walk.photos.append(photo)
-                walk.photoStamps.append(entry.input?.stamp)
+        for part in entries {
+            for entry in part {
+                if let input = entry.input { walk.inputs.append(input) }
+                switch entry.kind {
+                case .ignored: break
+                case .skipped(let message): walk.skip(message)
+                case .folder(let name, let url): subfolders.append((name, url))
+                case .photo(let name, let url, let motion, let sidecar):
+                    walk.warnings += sidecar?.value.warnings ?? []
+                    var photo = Self.photo(
+                        ofFile: name, id: path.isEmpty ? name : shownFolder + "/" + name, source: url,
+                        albumPath: path, index: walk.photos.count, metadata: sidecar?.value.metadata ?? PhotoMetadata(),
+                        captionMarkdown: sidecar?.value.captionMarkdown)
+                    photo.motion = motion
+                    walk.photos.append(photo)
+                    walk.photoStamps.append(entry.input?.stamp)
+                }
             }
         }
         for (name, url) in subfolders {
@@ -139,14 +145,16 @@ extension FeedReader {
         }
     }
 
-    /// What the walk makes of one entry of a folder.
+    /// What the walk makes of one entry of a folder, looked at on any core: small, the photo
+    /// itself made afterwards in name order (100,000 photos made in parts and then gathered
+    /// were three copies of them at once).
     private struct FolderEntry: Sendable {
         enum Kind: Sendable {
             case ignored
             case skipped(String)
             case folder(String, URL)
-            /// A photo, its index still to be given, and what was wrong with its sidecars.
-            case photo(Photo, [String])
+            /// A photo's file, its Live Photo's motion, and its sidecars when it has any.
+            case photo(name: String, url: URL, motion: URL?, sidecar: Boxed<Sidecar>?)
         }
 
         /// The entry's stamp, taken before it is read: a file's (a folder is stamped when it is
@@ -155,12 +163,18 @@ extension FeedReader {
         var kind: Kind
     }
 
-    /// `entry` of each name, in order, the names split into parts run on every core.
+    /// A value behind a reference: an optional sidecar the size of a pointer, not of a sidecar.
+    private final class Boxed<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// `entry` of each name, in parts of consecutive names run on every core, in order.
     private static func concurrentEntries(of names: [String], _ entry: @Sendable (String) -> FolderEntry)
-        -> [FolderEntry]
+        -> [[FolderEntry]]
     {
         let partSize = 512
-        guard names.count > partSize else { return names.map(entry) }
+        guard names.count > partSize else { return [names.map(entry)] }
         let parts = (names.count + partSize - 1) / partSize
         let results = Mutex<[[FolderEntry]]>(Array(repeating: [], count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -168,7 +182,7 @@ extension FeedReader {
             let made = names[range].map(entry)
             results.withLock { $0[part] = made }
         }
-        return results.withLock { $0.flatMap { $0 } }
+        return results.withLock { $0 }
     }
 
     /// One entry of a folder as the walk takes it: a photo (with its sidecars and motion), a
@@ -202,17 +216,15 @@ extension FeedReader {
             return FolderEntry(
                 input: input, kind: .skipped("\(shown): not a plain file (a pipe, socket or device); not read"))
         }
-        let sidecar = Sidecar(of: name, among: listed, in: folder, shown: shownFolder, isAllowed: isAllowed)
-        var photo = photo(
-            ofFile: name, id: shown, source: url, albumPath: path, index: 0, metadata: sidecar.metadata,
-            captionMarkdown: sidecar.captionMarkdown)
+        let sidecar = Sidecar.ifAny(of: name, among: listed, in: folder, shown: shownFolder, isAllowed: isAllowed)
         // The motion is read under the photo's rules: a plain file, a link only inside.
-        photo.motion = livePhotos[name].map { URL(fileURLWithPath: folderPath + "/" + $0, isDirectory: false) }
+        let motion = livePhotos[name].map { URL(fileURLWithPath: folderPath + "/" + $0, isDirectory: false) }
             .flatMap { motion in
                 FileStatus(motion)?.isRegularFile == true
                     && (!FileStatus.isSymbolicLink(motion) || isAllowed(motion)) ? motion : nil
             }
-        return FolderEntry(input: input, kind: .photo(photo, sidecar.warnings))
+        return FolderEntry(
+            input: input, kind: .photo(name: name, url: url, motion: motion, sidecar: sidecar.map(Boxed.init)))
     }
 
     /// A file name as a title: no extension, separators as spaces, camera prefixes' leading

@@ -67,6 +67,19 @@ package struct Sidecar: Sendable, Equatable {
     /// Nothing read yet.
     private init() {}
 
+    /// ``init(of:among:in:shown:isAllowed:)`` when `names` lists a sidecar of `name`; nil (at the
+    /// cost of a few lookups, not of a merge of empty metadata) when it lists none, as for most
+    /// photos of a folder.
+    package static func ifAny(
+        of name: String, among names: Set<String>, in folder: URL, shown: String,
+        isAllowed: (URL) -> Bool = { _ in true }
+    ) -> Sidecar? {
+        let stem = FeedReader.nameParts(name).stem
+        let candidates = [name + ".xmp", stem + ".xmp", name + ".XMP", stem + ".XMP", stem + ".md", stem + ".txt"]
+        guard candidates.contains(where: names.contains) else { return nil }
+        return Sidecar(of: name, among: names, in: folder, shown: shown, isAllowed: isAllowed)
+    }
+
     private mutating func read(_ file: URL, shown: String, isAllowed: (URL) -> Bool) -> Data? {
         if FileStatus.isSymbolicLink(file), !isAllowed(file) {
             warnings.append(
