@@ -67,6 +67,10 @@ extension FeedReader {
 
         /// Whether `url` (a link, or reached through one) resolves inside an allowed root.
         func isAllowed(_ url: URL) -> Bool {
+            Self.isAllowed(url, roots: roots)
+        }
+
+        static func isAllowed(_ url: URL, roots: [URL]?) -> Bool {
             roots?.contains { url.isInside($0) } ?? true
         }
     }
@@ -113,7 +117,7 @@ extension FeedReader {
             Self.entry(
                 name, in: folder, folderPath: folderPath, path: path, shownFolder: shownFolder, listed: listed,
                 livePhotos: livePhotos, motions: motions,
-                isAllowed: { url in roots?.contains { url.isInside($0) } ?? true })
+                isAllowed: { FolderWalk.isAllowed($0, roots: roots) })
         }
         var subfolders: [(String, URL)] = []
         for part in entries {
@@ -218,11 +222,12 @@ extension FeedReader {
         }
         let sidecar = Sidecar.ifAny(of: name, among: listed, in: folder, shown: shownFolder, isAllowed: isAllowed)
         // The motion is read under the photo's rules: a plain file, a link only inside.
-        let motion = livePhotos[name].map { URL(fileURLWithPath: folderPath + "/" + $0, isDirectory: false) }
-            .flatMap { motion in
-                FileStatus(motion)?.isRegularFile == true
-                    && (!FileStatus.isSymbolicLink(motion) || isAllowed(motion)) ? motion : nil
-            }
+        let motion = livePhotos[name].flatMap { clip -> URL? in
+            let motionPath = folderPath + "/" + clip
+            guard let (status, isLink) = FileStatus.entry(path: motionPath), status.isRegularFile else { return nil }
+            let motion = URL(fileURLWithPath: motionPath, isDirectory: false)
+            return !isLink || isAllowed(motion) ? motion : nil
+        }
         return FolderEntry(
             input: input, kind: .photo(name: name, url: url, motion: motion, sidecar: sidecar.map(Boxed.init)))
     }

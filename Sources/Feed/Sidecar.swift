@@ -30,10 +30,10 @@ package struct Sidecar: Sendable, Equatable {
         of name: String, among names: Set<String>, in folder: URL, shown: String,
         isAllowed: (URL) -> Bool = { _ in true }
     ) {
-        let stem = (name as NSString).deletingPathExtension
+        let candidates = Self.candidates(of: name)
         let prefix = shown.isEmpty ? "" : shown + "/"
         var xmp = PhotoMetadata()
-        for candidate in [name + ".xmp", stem + ".xmp", name + ".XMP", stem + ".XMP"] where names.contains(candidate) {
+        for candidate in candidates.xmp where names.contains(candidate) {
             guard
                 let bytes = read(
                     folder.appendingPathComponent(candidate), shown: prefix + candidate, isAllowed: isAllowed)
@@ -44,7 +44,7 @@ package struct Sidecar: Sendable, Equatable {
             break
         }
         var text = PhotoMetadata()
-        for (candidate, isMarkdown) in [(stem + ".md", true), (stem + ".txt", false)] where names.contains(candidate) {
+        for (candidate, isMarkdown) in candidates.text where names.contains(candidate) {
             guard
                 let bytes = read(
                     folder.appendingPathComponent(candidate), shown: prefix + candidate, isAllowed: isAllowed)
@@ -74,10 +74,22 @@ package struct Sidecar: Sendable, Equatable {
         of name: String, among names: Set<String>, in folder: URL, shown: String,
         isAllowed: (URL) -> Bool = { _ in true }
     ) -> Sidecar? {
-        let stem = FeedReader.nameParts(name).stem
-        let candidates = [name + ".xmp", stem + ".xmp", name + ".XMP", stem + ".XMP", stem + ".md", stem + ".txt"]
-        guard candidates.contains(where: names.contains) else { return nil }
+        let candidates = candidates(of: name)
+        guard
+            candidates.xmp.contains(where: names.contains) || candidates.text.contains(where: { names.contains($0.0) })
+        else { return nil }
         return Sidecar(of: name, among: names, in: folder, shown: shown, isAllowed: isAllowed)
+    }
+
+    /// The names a sidecar of the image `name` may have, each kind in the order they are tried:
+    /// XMP (darktable's `IMG_0001.jpg.xmp`, Lightroom's `IMG_0001.xmp`, either in capitals), then
+    /// text (Markdown, then plain).
+    private static func candidates(of name: String) -> (xmp: [String], text: [(name: String, isMarkdown: Bool)]) {
+        let stem = FeedReader.nameParts(name).stem
+        return (
+            [name + ".xmp", stem + ".xmp", name + ".XMP", stem + ".XMP"],
+            [(stem + ".md", true), (stem + ".txt", false)]
+        )
     }
 
     private mutating func read(_ file: URL, shown: String, isAllowed: (URL) -> Bool) -> Data? {
