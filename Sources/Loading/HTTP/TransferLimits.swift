@@ -71,9 +71,8 @@ package struct TransferLimits: Sendable, Equatable {
             let progress = meter.progress
             // Silence first; then the rate before the deadline: a watch woken late on a busy
             // machine, past both, names the cause (a body this slow), not the deadline it caused.
-            if let broken = Self.brokenLimit(of: progress, at: now, limits: self, url: url), broken.code == .timedOut {
-                throw broken
-            }
+            let broken = Self.brokenLimit(of: progress, at: now, limits: self, url: url)
+            if let broken, broken.code == .timedOut { throw broken }
             if let bodyStarted = progress.bodyStarted, now - bodyStarted >= grace {
                 let seconds = (now - bodyStarted).seconds
                 let rate = Double(progress.bodyBytes) / seconds
@@ -84,7 +83,7 @@ package struct TransferLimits: Sendable, Equatable {
                             + "minimum of \(minimumBytesPerSecond) bytes a second")
                 }
             }
-            if let broken = Self.brokenLimit(of: progress, at: now, limits: self, url: url) { throw broken }
+            if let broken { throw broken }
         }
     }
 
