@@ -101,27 +101,18 @@ extension BuildSession {
         for input in feed.inputs {
             if let earlier = stamps.updateValue(input.stamp, forKey: input.path), earlier != input.stamp { return nil }
         }
-        var others: [String: SourceStamp] = [:]
+        // The loader's are each path once (``LocalDigests/inputs``).
+        var others: [SourceInput] = []
         for input in loaded {
             guard let walked = stamps[input.path] else {
-                if let earlier = others.updateValue(input.stamp, forKey: input.path), earlier != input.stamp {
-                    return nil
-                }
+                others.append(input)
                 continue
             }
             guard walked == input.stamp else { return nil }
         }
-        let inputs =
-            (stamps.count == feed.inputs.count ? feed.inputs : Self.firstOfEach(feed.inputs))
-            + others.map { SourceInput(path: $0.key, stamp: $0.value) }.sorted { $0.path < $1.path }
+        let inputs = feed.inputs + others.sorted { $0.path < $1.path }
         guard inputs.allSatisfy({ $0.stamp.isSettled(at: startedAt) }) else { return nil }
         return LocalInputs(inputs: inputs, sha256: LocalInputs.hash(inputs))
-    }
-
-    /// `inputs` with each path once, where it first came.
-    private static func firstOfEach(_ inputs: [SourceInput]) -> [SourceInput] {
-        var seen: Set<String> = []
-        return inputs.filter { seen.insert($0.path).inserted }
     }
 
     /// Until when every URL the build used stays fresh: the photos', their Live Photos' motions'
