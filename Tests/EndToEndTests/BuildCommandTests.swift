@@ -347,7 +347,6 @@ import Testing
         } catch {
             return -1
         }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return process.waitForExit()
     }
 }

@@ -61,7 +61,7 @@ import Testing
                 killedMidway += 1
                 kill(process.processIdentifier, SIGKILL)
             }
-            process.waitUntilExit()
+            process.waitForExit()
 
             let report = site.folder.file("report-\(trial).json")
             var next: CommandRun?
@@ -109,7 +109,7 @@ import Testing
             let milliseconds = Int(lasted.seconds * 1000)
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...max(1, milliseconds * 9 / 10), using: &random)))
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            process.waitForExit()
 
             // The next build: the title the killed build was given, or the one before it.
             let title = titles.randomElement(using: &random) ?? titles[0]
